@@ -1,0 +1,111 @@
+//! The one error type of the `VectorStore` actor.
+//!
+//! The HTTP layer maps every variant to a status and a stable code with an
+//! exhaustive match (`src/error.rs`), so adding a variant is a compile error
+//! there until someone decides how clients see it.
+
+/// Everything a `VectorStore` request can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum VectorStoreError {
+    /// The key's shape or length is wrong.
+    #[error("invalid key: {0}")]
+    InvalidKey(String),
+    /// The key is well-formed but its prefix is not on the allowlist.
+    #[error("key {key:?} does not start with an allowed prefix ({})", allowed.join(", "))]
+    KeyNotAllowed {
+        /// The rejected key.
+        key: String,
+        /// The prefixes this install accepts.
+        allowed: Vec<String>,
+    },
+    /// The value is not acceptable (e.g. null).
+    #[error("invalid value: {0}")]
+    InvalidValue(String),
+    /// The serialized value exceeds the size limit.
+    #[error("value is {size} bytes serialized; the limit is {max}")]
+    ValueTooLarge {
+        /// Serialized size in bytes.
+        size: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// Confidence is not a finite number in [0, 1], or is missing where required.
+    #[error("invalid confidence: {0}")]
+    InvalidConfidence(String),
+    /// An automated write below the confidence gate.
+    #[error(
+        "confidence {confidence} is below the threshold {threshold} required for automated sources"
+    )]
+    BelowConfidenceThreshold {
+        /// The offered confidence.
+        confidence: f64,
+        /// The gate.
+        threshold: f64,
+    },
+    /// The source label is malformed.
+    #[error("invalid source: {0}")]
+    InvalidSource(String),
+    /// The value matched an injection-screening pattern; nothing was stored.
+    #[error("value rejected by injection screening (pattern: {pattern})")]
+    InjectionDetected {
+        /// The name of the matching pattern.
+        pattern: &'static str,
+    },
+    /// The existing row won the conflict ladder; nothing was changed.
+    #[error("write to {key:?} skipped: {reason}")]
+    ConflictSkipped {
+        /// The key that was not overwritten.
+        key: String,
+        /// Why the existing row won.
+        reason: String,
+    },
+    /// No active row with this key.
+    #[error("no memory entry with key {0:?}")]
+    NotFound(String),
+    /// An import document is not a kirocrew export.
+    #[error("invalid export document: {0}")]
+    InvalidExport(String),
+    /// SQLite failed.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    /// The schema could not be brought up to date.
+    #[error("database migration failed: {0}")]
+    Migration(#[from] sqlx::migrate::MigrateError),
+    /// The actor is not running (stopped, restarting, or its mailbox is gone).
+    #[error("memory store is unavailable: {0}")]
+    Unavailable(String),
+}
+
+impl VectorStoreError {
+    /// Whether this failure means the connection pool is unusable, so the
+    /// actor should stop and let its supervisor reopen the database.
+    pub fn is_fatal(&self) -> bool {
+        matches!(
+            self,
+            VectorStoreError::Database(sqlx::Error::PoolClosed | sqlx::Error::Io(_))
+        )
+    }
+}
+
+impl VectorStoreError {
+    /// Whether the request itself was refused (bad input, screening, ladder),
+    /// as opposed to the store failing.
+    pub fn is_rejection(&self) -> bool {
+        match self {
+            VectorStoreError::InvalidKey(_)
+            | VectorStoreError::KeyNotAllowed { .. }
+            | VectorStoreError::InvalidValue(_)
+            | VectorStoreError::ValueTooLarge { .. }
+            | VectorStoreError::InvalidConfidence(_)
+            | VectorStoreError::BelowConfidenceThreshold { .. }
+            | VectorStoreError::InvalidSource(_)
+            | VectorStoreError::InjectionDetected { .. }
+            | VectorStoreError::ConflictSkipped { .. }
+            | VectorStoreError::NotFound(_)
+            | VectorStoreError::InvalidExport(_) => true,
+            VectorStoreError::Database(_)
+            | VectorStoreError::Migration(_)
+            | VectorStoreError::Unavailable(_) => false,
+        }
+    }
+}

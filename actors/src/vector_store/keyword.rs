@@ -1,0 +1,137 @@
+//! Keyword relevance for semantic rows: the spec's fallback scorer ("word
+//! overlap on keys and values, key matches weighted 3×, with snowballstemmer
+//! expansion").
+//!
+//! Query and row text are split into lowercase alphanumeric words, English
+//! stop words are dropped (they would make every row match "the"), and each
+//! word is reduced with the Snowball English stemmer so "running" meets
+//! "runs". Each distinct query stem scores 3 if it occurs in the key, 1 if in
+//! the value, and the sum is divided by 4 × the number of query stems, so the
+//! score lies in [0, 1] and can later be blended with a cosine
+//! (0.6 × vector + 0.4 × keyword) when the embedder arrives.
+
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+/// Weight of a query word found in the key.
+pub const KEY_WEIGHT: f64 = 3.0;
+/// Weight of a query word found in the value.
+pub const VALUE_WEIGHT: f64 = 1.0;
+
+static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
+
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "do", "does", "for", "from", "has",
+    "have", "how", "i", "in", "is", "it", "its", "me", "my", "of", "on", "or", "our", "so", "that",
+    "the", "their", "them", "there", "these", "this", "to", "was", "we", "were", "what", "when",
+    "where", "which", "who", "why", "will", "with", "you", "your",
+];
+
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+}
+
+/// The distinct stems of `text`. Row text keeps its stop words: the query
+/// side decides which words count.
+pub fn stems(text: &str) -> HashSet<String> {
+    words(text).map(|w| STEMMER.stem(&w).into_owned()).collect()
+}
+
+/// A parsed query, built once per request and applied to every row.
+#[derive(Debug, Clone)]
+pub struct KeywordQuery {
+    stems: HashSet<String>,
+}
+
+impl KeywordQuery {
+    /// Parses a query. A query of only stop words keeps them, so it still
+    /// matches something rather than nothing.
+    pub fn new(query: &str) -> Self {
+        let mut stems: HashSet<String> = words(query)
+            .filter(|w| !STOP_WORDS.contains(&w.as_str()))
+            .map(|w| STEMMER.stem(&w).into_owned())
+            .collect();
+        if stems.is_empty() {
+            stems = self::stems(query);
+        }
+        Self { stems }
+    }
+
+    /// True when the query has no words at all (recency order applies).
+    pub fn is_empty(&self) -> bool {
+        self.stems.is_empty()
+    }
+
+    /// Scores one row in [0, 1]. `value_text` is the value as a string
+    /// (a JSON string's contents, otherwise its JSON text).
+    pub fn score(&self, key: &str, value_text: &str) -> f64 {
+        if self.stems.is_empty() {
+            return 0.0;
+        }
+        let key_stems = stems(key);
+        let value_stems = stems(value_text);
+        let total: f64 = self
+            .stems
+            .iter()
+            .map(|s| {
+                let mut w = 0.0;
+                if key_stems.contains(s) {
+                    w += KEY_WEIGHT;
+                }
+                if value_stems.contains(s) {
+                    w += VALUE_WEIGHT;
+                }
+                w
+            })
+            .sum();
+        total / ((KEY_WEIGHT + VALUE_WEIGHT) * self.stems.len() as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_matches_weigh_three_times_value_matches() {
+        let q = KeywordQuery::new("editor");
+        let in_key = q.score("pref.editor", "vim");
+        let in_value = q.score("pref.tool", "editor is vim");
+        assert!((in_key - 0.75).abs() < 1e-9);
+        assert!((in_value - 0.25).abs() < 1e-9);
+        assert!((q.score("pref.editor", "the editor") - 1.0).abs() < 1e-9);
+        assert_eq!(q.score("pref.shell", "zsh"), 0.0);
+    }
+
+    #[test]
+    fn stemming_joins_word_forms() {
+        let q = KeywordQuery::new("running");
+        assert!(q.score("pref.sport", "runs every morning") > 0.0);
+        assert!(KeywordQuery::new("preferences").score("user.note", "preferred language") > 0.0);
+    }
+
+    #[test]
+    fn stop_words_do_not_match_everything() {
+        let q = KeywordQuery::new("what is the theme");
+        assert_eq!(q.score("pref.shell", "the zsh shell is the default"), 0.0);
+        assert!(q.score("pref.theme", "dark") > 0.0);
+        // A stop-word-only query still matches literally.
+        assert!(KeywordQuery::new("the").score("pref.x", "the") > 0.0);
+    }
+
+    #[test]
+    fn empty_queries_are_empty() {
+        assert!(KeywordQuery::new("").is_empty());
+        assert!(KeywordQuery::new("  ,.;  ").is_empty());
+    }
+
+    #[test]
+    fn unicode_words_are_kept() {
+        let q = KeywordQuery::new("東京");
+        assert!(q.score("user.city", "lives in 東京") > 0.0);
+    }
+}

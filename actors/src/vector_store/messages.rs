@@ -1,0 +1,218 @@
+//! The `VectorStore` protocol: one struct per request, each with its thin
+//! handler. Writes are `AtomicResponse` (mailbox held for the whole
+//! read-modify-write); reads are plain response futures.
+
+use actix::prelude::*;
+
+use super::error::VectorStoreError;
+use super::semantic::{self, IfAbsentOutcome};
+use super::transfer::MemoryExport;
+use super::types::{
+    MemoryEvent, MemoryStats, ScoredEntry, SemanticEntry, SemanticWrite, WriteOutcome,
+};
+use super::{db, report, VectorStore};
+
+/// Writes a semantic entry through validation, screening and the conflict ladder.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(WriteOutcome, SemanticEntry), VectorStoreError>")]
+pub struct WriteSemantic(pub SemanticWrite);
+
+/// Writes a semantic entry only if the key has no active row (bulk import).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<IfAbsentOutcome, VectorStoreError>")]
+pub struct WriteSemanticIfAbsent(pub SemanticWrite);
+
+/// Tombstones a semantic entry.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(), VectorStoreError>")]
+pub struct DeleteSemantic {
+    /// The key.
+    pub key: String,
+    /// Who deletes it (recorded in the audit event).
+    pub source: String,
+}
+
+/// Fetches one active semantic entry.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<SemanticEntry, VectorStoreError>")]
+pub struct GetSemantic {
+    /// The key.
+    pub key: String,
+}
+
+/// Lists active semantic entries, newest first.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<Vec<SemanticEntry>, VectorStoreError>")]
+pub struct ListSemantic {
+    /// Only keys starting with this text.
+    pub prefix: Option<String>,
+    /// At most this many.
+    pub limit: u32,
+}
+
+/// Searches semantic entries by relevance.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<Vec<ScoredEntry>, VectorStoreError>")]
+pub struct SearchSemantic {
+    /// Free text; empty means recency order.
+    pub query: String,
+    /// At most this many.
+    pub limit: usize,
+}
+
+/// Renders the `[Semantic Memory]` context block.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<String, VectorStoreError>")]
+pub struct GetSemanticContext {
+    /// The user's message (ranks the entries); empty means recency order.
+    pub query: String,
+    /// Character cap for the whole block.
+    pub cap: usize,
+}
+
+/// Lists the newest audit events.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<Vec<MemoryEvent>, VectorStoreError>")]
+pub struct ListEvents {
+    /// At most this many.
+    pub limit: u32,
+}
+
+/// Reports counts and sizes.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<MemoryStats, VectorStoreError>")]
+pub struct GetStats;
+
+/// Exports every active semantic entry.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<MemoryExport, VectorStoreError>")]
+pub struct ExportMemory;
+
+/// Liveness and database check (readiness probe, watchdog).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(), VectorStoreError>")]
+pub struct CheckHealth;
+
+/// Checkpoints the WAL and closes the database for good (shutdown).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(), VectorStoreError>")]
+pub struct CloseStore;
+
+impl Handler<WriteSemantic> for VectorStore {
+    type Result = AtomicResponse<Self, Result<(WriteOutcome, SemanticEntry), VectorStoreError>>;
+
+    fn handle(&mut self, msg: WriteSemantic, _: &mut Context<Self>) -> Self::Result {
+        self.atomic(|pool, settings, now| async move {
+            semantic::write(&pool, &settings, msg.0, &now).await
+        })
+    }
+}
+
+impl Handler<WriteSemanticIfAbsent> for VectorStore {
+    type Result = AtomicResponse<Self, Result<IfAbsentOutcome, VectorStoreError>>;
+
+    fn handle(&mut self, msg: WriteSemanticIfAbsent, _: &mut Context<Self>) -> Self::Result {
+        self.atomic(|pool, settings, now| async move {
+            semantic::write_if_absent(&pool, &settings, msg.0, &now).await
+        })
+    }
+}
+
+impl Handler<DeleteSemantic> for VectorStore {
+    type Result = AtomicResponse<Self, Result<(), VectorStoreError>>;
+
+    fn handle(&mut self, msg: DeleteSemantic, _: &mut Context<Self>) -> Self::Result {
+        self.atomic(|pool, settings, now| async move {
+            semantic::delete(&pool, &settings, &msg.key, &msg.source, &now).await
+        })
+    }
+}
+
+impl Handler<GetSemantic> for VectorStore {
+    type Result = ResponseActFuture<Self, Result<SemanticEntry, VectorStoreError>>;
+
+    fn handle(&mut self, msg: GetSemantic, _: &mut Context<Self>) -> Self::Result {
+        self.concurrent(|pool, _, _| async move { semantic::get(&pool, &msg.key).await })
+    }
+}
+
+impl Handler<ListSemantic> for VectorStore {
+    type Result = ResponseActFuture<Self, Result<Vec<SemanticEntry>, VectorStoreError>>;
+
+    fn handle(&mut self, msg: ListSemantic, _: &mut Context<Self>) -> Self::Result {
+        self.concurrent(|pool, _, _| async move {
+            db::list_semantic(&pool, msg.prefix.as_deref(), Some(msg.limit)).await
+        })
+    }
+}
+
+impl Handler<SearchSemantic> for VectorStore {
+    type Result = ResponseActFuture<Self, Result<Vec<ScoredEntry>, VectorStoreError>>;
+
+    fn handle(&mut self, msg: SearchSemantic, _: &mut Context<Self>) -> Self::Result {
+        self.concurrent(
+            |pool, _, _| async move { semantic::search(&pool, &msg.query, msg.limit).await },
+        )
+    }
+}
+
+impl Handler<GetSemanticContext> for VectorStore {
+    type Result = ResponseActFuture<Self, Result<String, VectorStoreError>>;
+
+    fn handle(&mut self, msg: GetSemanticContext, _: &mut Context<Self>) -> Self::Result {
+        self.concurrent(
+            |pool, _, _| async move { semantic::context(&pool, &msg.query, msg.cap).await },
+        )
+    }
+}
+
+impl Handler<ListEvents> for VectorStore {
+    type Result = ResponseActFuture<Self, Result<Vec<MemoryEvent>, VectorStoreError>>;
+
+    fn handle(&mut self, msg: ListEvents, _: &mut Context<Self>) -> Self::Result {
+        self.concurrent(|pool, _, _| async move { db::list_events(&pool, msg.limit).await })
+    }
+}
+
+impl Handler<GetStats> for VectorStore {
+    type Result = ResponseActFuture<Self, Result<MemoryStats, VectorStoreError>>;
+
+    fn handle(&mut self, _: GetStats, _: &mut Context<Self>) -> Self::Result {
+        let path = self.db_path.clone();
+        self.concurrent(|pool, _, _| async move { report::stats(&pool, &path).await })
+    }
+}
+
+impl Handler<ExportMemory> for VectorStore {
+    type Result = ResponseActFuture<Self, Result<MemoryExport, VectorStoreError>>;
+
+    fn handle(&mut self, _: ExportMemory, _: &mut Context<Self>) -> Self::Result {
+        self.concurrent(|pool, _, now| async move { report::export(&pool, now).await })
+    }
+}
+
+impl Handler<CheckHealth> for VectorStore {
+    type Result = ResponseActFuture<Self, Result<(), VectorStoreError>>;
+
+    fn handle(&mut self, _: CheckHealth, _: &mut Context<Self>) -> Self::Result {
+        self.concurrent(|pool, _, _| async move { db::ping(&pool).await })
+    }
+}
+
+impl Handler<CloseStore> for VectorStore {
+    type Result = AtomicResponse<Self, Result<(), VectorStoreError>>;
+
+    fn handle(&mut self, _: CloseStore, _: &mut Context<Self>) -> Self::Result {
+        let pool = self.pool.take();
+        self.closed = true;
+        AtomicResponse::new(Box::pin(
+            async move {
+                match pool {
+                    Some(pool) => db::close_pool(&pool).await,
+                    None => Ok(()),
+                }
+            }
+            .into_actor(self),
+        ))
+    }
+}

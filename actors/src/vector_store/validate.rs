@@ -1,0 +1,240 @@
+//! Validation of semantic writes (spec: "Semantic Memory").
+//!
+//! Pure functions: the actor calls them before it opens a transaction, so a
+//! rejected write never touches the database.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+use super::error::VectorStoreError;
+
+/// Prefixes every install accepts. `lesson.` is the lessons tier writing into
+/// the same table; the other three are the fact prefixes.
+pub const BUILTIN_PREFIXES: &[&str] = &["pref.", "project.", "user.", "lesson."];
+
+/// Longest key accepted, in bytes (keys are ASCII by construction).
+pub const MAX_KEY_LEN: usize = 100;
+
+/// Largest value accepted, as compact serialized JSON.
+pub const MAX_VALUE_BYTES: usize = 4096;
+
+/// Confidence a write needs unless its source is [`USER_EXPLICIT`].
+pub const DEFAULT_CONFIDENCE_THRESHOLD: f64 = 0.8;
+
+/// The source that bypasses the confidence gate and wins every conflict.
+pub const USER_EXPLICIT: &str = "user_explicit";
+
+static KEY_RE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[a-z][a-z0-9_.]*[a-z0-9]$").unwrap_or_else(|e| panic!("key regex: {e}"))
+});
+
+static SOURCE_RE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[a-z][a-z0-9_]{0,31}$").unwrap_or_else(|e| panic!("source regex: {e}"))
+});
+
+static PREFIX_RE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[a-z][a-z0-9_]*$").unwrap_or_else(|e| panic!("prefix regex: {e}"))
+});
+
+/// Normalizes a configured extra prefix (`team` or `team.`) to `team.`.
+pub fn normalize_prefix(prefix: &str) -> Result<String, String> {
+    let bare = prefix.strip_suffix('.').unwrap_or(prefix);
+    if PREFIX_RE.is_match(bare) {
+        Ok(format!("{bare}."))
+    } else {
+        Err(format!(
+            "invalid key prefix {prefix:?}: use lowercase letters, digits and '_', starting with a letter"
+        ))
+    }
+}
+
+/// Checks a key's shape, length and prefix allowlist.
+pub fn validate_key(key: &str, extra_prefixes: &[String]) -> Result<(), VectorStoreError> {
+    if key.len() > MAX_KEY_LEN {
+        return Err(VectorStoreError::InvalidKey(format!(
+            "key is {} bytes; the limit is {MAX_KEY_LEN}",
+            key.len()
+        )));
+    }
+    if !KEY_RE.is_match(key) {
+        return Err(VectorStoreError::InvalidKey(format!(
+            "key {key:?} must match ^[a-z][a-z0-9_.]*[a-z0-9]$ (lowercase ASCII, digits, '_' and '.')"
+        )));
+    }
+    let allowed = BUILTIN_PREFIXES
+        .iter()
+        .copied()
+        .chain(extra_prefixes.iter().map(String::as_str));
+    if allowed
+        .clone()
+        .any(|p| key.starts_with(p) && key.len() > p.len())
+    {
+        Ok(())
+    } else {
+        Err(VectorStoreError::KeyNotAllowed {
+            key: key.to_owned(),
+            allowed: allowed.map(str::to_owned).collect(),
+        })
+    }
+}
+
+/// Checks a value and returns its canonical serialization (compact JSON with
+/// sorted object keys, so an unchanged value always compares equal).
+pub fn validate_value(value: &Value) -> Result<String, VectorStoreError> {
+    if value.is_null() {
+        return Err(VectorStoreError::InvalidValue(
+            "value must not be null; delete the key to remove it".to_owned(),
+        ));
+    }
+    let text = serde_json::to_string(value)
+        .map_err(|e| VectorStoreError::InvalidValue(format!("value is not serializable: {e}")))?;
+    if text.len() > MAX_VALUE_BYTES {
+        return Err(VectorStoreError::ValueTooLarge {
+            size: text.len(),
+            max: MAX_VALUE_BYTES,
+        });
+    }
+    Ok(text)
+}
+
+/// Checks a source label.
+pub fn validate_source(source: &str) -> Result<(), VectorStoreError> {
+    if SOURCE_RE.is_match(source) {
+        Ok(())
+    } else {
+        Err(VectorStoreError::InvalidSource(format!(
+            "source {source:?} must match ^[a-z][a-z0-9_]{{0,31}}$"
+        )))
+    }
+}
+
+/// Checks the confidence range and the gate for automated sources.
+pub fn validate_confidence(
+    confidence: f64,
+    source: &str,
+    threshold: f64,
+) -> Result<(), VectorStoreError> {
+    if !confidence.is_finite() || !(0.0..=1.0).contains(&confidence) {
+        return Err(VectorStoreError::InvalidConfidence(format!(
+            "confidence must be a finite number in [0, 1], got {confidence}"
+        )));
+    }
+    if source != USER_EXPLICIT && confidence < threshold {
+        return Err(VectorStoreError::BelowConfidenceThreshold {
+            confidence,
+            threshold,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_extra() -> Vec<String> {
+        Vec::new()
+    }
+
+    #[test]
+    fn keys_follow_shape_and_allowlist() {
+        for ok in [
+            "pref.theme",
+            "project.kiro_crew.lang",
+            "user.name",
+            "lesson.abc123",
+            "pref.a1",
+        ] {
+            assert!(validate_key(ok, &no_extra()).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "pref.",
+            "Pref.theme",
+            "pref.theme.",
+            "pref.thème",
+            "pref.the me",
+            "pref-theme",
+            "1pref.x",
+            "pref.x_",
+            "pref.X",
+        ] {
+            assert!(
+                matches!(
+                    validate_key(bad, &no_extra()),
+                    Err(VectorStoreError::InvalidKey(_))
+                ),
+                "{bad}"
+            );
+        }
+        assert!(matches!(
+            validate_key("team.lead", &no_extra()),
+            Err(VectorStoreError::KeyNotAllowed { .. })
+        ));
+        assert!(validate_key("team.lead", &["team.".to_owned()]).is_ok());
+        // A bare prefix is never a key.
+        assert!(validate_key("prefx", &no_extra()).is_err());
+    }
+
+    #[test]
+    fn key_length_boundary() {
+        let at_limit = format!("pref.{}", "a".repeat(MAX_KEY_LEN - 5));
+        assert_eq!(at_limit.len(), 100);
+        assert!(validate_key(&at_limit, &no_extra()).is_ok());
+        let over = format!("{at_limit}a");
+        assert!(matches!(
+            validate_key(&over, &no_extra()),
+            Err(VectorStoreError::InvalidKey(_))
+        ));
+    }
+
+    #[test]
+    fn value_size_boundary() {
+        // A JSON string serializes with two quote bytes.
+        let at_limit = Value::String("x".repeat(MAX_VALUE_BYTES - 2));
+        assert_eq!(validate_value(&at_limit).unwrap().len(), MAX_VALUE_BYTES);
+        let over = Value::String("x".repeat(MAX_VALUE_BYTES - 1));
+        assert!(matches!(
+            validate_value(&over),
+            Err(VectorStoreError::ValueTooLarge { size: 4097, .. })
+        ));
+        assert!(validate_value(&Value::Null).is_err());
+    }
+
+    #[test]
+    fn canonical_values_sort_object_keys() {
+        let a = serde_json::json!({"b": 1, "a": 2});
+        let b = serde_json::json!({"a": 2, "b": 1});
+        assert_eq!(validate_value(&a).unwrap(), validate_value(&b).unwrap());
+    }
+
+    #[test]
+    fn confidence_range_and_gate() {
+        let t = DEFAULT_CONFIDENCE_THRESHOLD;
+        assert!(validate_confidence(0.8, "consolidation", t).is_ok());
+        assert!(matches!(
+            validate_confidence(0.79, "consolidation", t),
+            Err(VectorStoreError::BelowConfidenceThreshold { .. })
+        ));
+        assert!(validate_confidence(0.1, USER_EXPLICIT, t).is_ok());
+        for bad in [f64::NAN, f64::INFINITY, -0.1, 1.01] {
+            assert!(matches!(
+                validate_confidence(bad, USER_EXPLICIT, t),
+                Err(VectorStoreError::InvalidConfidence(_))
+            ));
+        }
+    }
+
+    #[test]
+    fn sources_and_prefixes() {
+        assert!(validate_source("user_explicit").is_ok());
+        assert!(validate_source("User").is_err());
+        assert!(validate_source("").is_err());
+        assert_eq!(normalize_prefix("team").unwrap(), "team.");
+        assert_eq!(normalize_prefix("team.").unwrap(), "team.");
+        assert!(normalize_prefix("Team").is_err());
+        assert!(normalize_prefix("a.b").is_err());
+    }
+}

@@ -1,0 +1,108 @@
+//! `kirocrew doctor`: checks the installation and the data home, one line
+//! per check, exit 1 if any fails. Safe to run while the daemon runs.
+
+use std::os::unix::fs::PermissionsExt;
+use std::process::ExitCode;
+
+use crate::home::DataHome;
+use crate::lifecycle::read_daemon_record;
+use kirocrew_actors::clock::system_clock;
+use kirocrew_actors::vector_store::VectorStoreHandle;
+
+struct Report {
+    failed: bool,
+}
+
+impl Report {
+    fn ok(&self, what: &str, detail: impl std::fmt::Display) {
+        println!("ok    {what}: {detail}");
+    }
+    fn warn(&self, what: &str, detail: impl std::fmt::Display) {
+        println!("warn  {what}: {detail}");
+    }
+    fn fail(&mut self, what: &str, detail: impl std::fmt::Display) {
+        self.failed = true;
+        println!("FAIL  {what}: {detail}");
+    }
+}
+
+/// Runs every check.
+pub fn run(home: DataHome) -> anyhow::Result<ExitCode> {
+    crate::telemetry::init(false, "error");
+    let mut report = Report { failed: false };
+    println!("kirocrew {}", env!("CARGO_PKG_VERSION"));
+
+    match home.ensure() {
+        Ok(()) => report.ok("data home", home.root().display()),
+        Err(e) => report.fail("data home", format!("{e:#}")),
+    }
+    match crate::config::load(home.root(), std::env::vars()) {
+        Ok(loaded) => {
+            report.ok(
+                "config",
+                format!(
+                    "valid; API on {}:{}",
+                    loaded.settings.server.bind, loaded.settings.server.port
+                ),
+            );
+            for w in loaded.warnings {
+                report.warn("config", w);
+            }
+        }
+        Err(e) => report.fail("config", e),
+    }
+    match std::fs::metadata(home.token_file()) {
+        Ok(meta) if meta.permissions().mode() & 0o077 == 0 => {
+            report.ok("api token", "present, mode 0600")
+        }
+        Ok(meta) => report.fail(
+            "api token",
+            format!(
+                "mode {:o} lets others read it; run `chmod 600 {}`",
+                meta.permissions().mode() & 0o777,
+                home.token_file().display()
+            ),
+        ),
+        Err(_) => report.warn(
+            "api token",
+            "not created yet (the daemon creates it on first start)",
+        ),
+    }
+    let db = home.memory_db();
+    let db_result = actix_rt::System::new().block_on(async {
+        let store = VectorStoreHandle::open(db.clone(), Default::default(), system_clock()).await?;
+        let stats = store.stats().await;
+        store.close().await?;
+        stats
+    });
+    match db_result {
+        Ok(stats) => report.ok(
+            "memory.db",
+            format!(
+                "schema current; {} semantic entries, {} events, {} bytes",
+                stats.semantic.active, stats.events, stats.db_size_bytes
+            ),
+        ),
+        Err(e) => report.fail("memory.db", e),
+    }
+    match read_daemon_record(&home) {
+        Some(rec) if process_alive(rec.pid) => report.ok(
+            "daemon",
+            format!("running, pid {} on {}", rec.pid, rec.address),
+        ),
+        Some(rec) => report.warn(
+            "daemon",
+            format!("stale daemon.json (pid {} is gone)", rec.pid),
+        ),
+        None => report.ok("daemon", "not running"),
+    }
+    Ok(if report.failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn process_alive(pid: u32) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+}

@@ -1,0 +1,268 @@
+//! `kirocrew memory …`: the one-shot memory commands.
+//!
+//! Each opens memory.db through the same `VectorStore` actor the daemon uses
+//! (same validation, screening, ladder and audit), so the CLI and the daemon
+//! can never disagree about the rules. SQLite WAL plus `BEGIN IMMEDIATE`
+//! writes let both run on one file at once.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Subcommand;
+use serde_json::Value;
+
+use crate::home::DataHome;
+use kirocrew_actors::clock::system_clock;
+use kirocrew_actors::vector_store::{
+    SemanticEntry, SemanticWrite, VectorStoreHandle, USER_EXPLICIT,
+};
+
+/// `kirocrew memory …`
+#[derive(Debug, Subcommand)]
+pub enum MemoryCommand {
+    /// List semantic entries, newest first.
+    List {
+        /// Only keys starting with this prefix (e.g. pref.).
+        #[arg(long)]
+        prefix: Option<String>,
+        /// At most N entries.
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Search semantic entries by keyword relevance.
+    Search {
+        /// Free-text query.
+        query: String,
+        /// At most N results.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// Print the [Semantic Memory] context block instead, within N chars.
+        #[arg(long, value_name = "CHARS")]
+        context: Option<usize>,
+    },
+    /// Show counts and sizes.
+    Stats,
+    /// Show the audit trail, newest first.
+    Audit {
+        /// At most N events.
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write every active entry as one JSON document.
+    Export {
+        /// Output file (default: standard output).
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+    /// Restore an export document (never overwrites existing keys).
+    Import {
+        /// The export file, or - for standard input.
+        file: PathBuf,
+    },
+    /// Write one entry (same rules as PUT /api/memory/semantic).
+    Set {
+        /// The key, e.g. pref.editor.
+        key: String,
+        /// The value: JSON if it parses as JSON, else a string.
+        #[arg(allow_hyphen_values = true)]
+        value: String,
+        /// Confidence in [0, 1] (default 1.0 for user_explicit).
+        #[arg(long)]
+        confidence: Option<f64>,
+        /// Source label.
+        #[arg(long, default_value = USER_EXPLICIT)]
+        source: String,
+    },
+    /// Delete (tombstone) one entry.
+    Delete {
+        /// The key.
+        key: String,
+    },
+}
+
+/// Runs a memory command on its own actix system.
+pub fn run(home: DataHome, cmd: MemoryCommand) -> anyhow::Result<ExitCode> {
+    let loaded = super::load_config(&home)?;
+    crate::telemetry::init(false, "warn");
+    home.ensure()?;
+    let settings = loaded.settings;
+    actix_rt::System::new().block_on(async move {
+        let store =
+            VectorStoreHandle::open(home.memory_db(), settings.store_settings(), system_clock())
+                .await
+                .with_context(|| format!("opening {}", home.memory_db().display()))?;
+        let result = execute(&store, cmd, settings.memory.semantic_context_cap).await;
+        store.close().await.context("closing memory.db")?;
+        result
+    })
+}
+
+async fn execute(
+    store: &VectorStoreHandle,
+    cmd: MemoryCommand,
+    default_cap: usize,
+) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    match cmd {
+        MemoryCommand::List {
+            prefix,
+            limit,
+            json,
+        } => {
+            let entries = store.list_semantic(prefix, limit).await?;
+            if json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&entries)?)?;
+            } else {
+                print_entries(&mut out, entries.iter().map(|e| (e, None)))?;
+            }
+        }
+        MemoryCommand::Search {
+            query,
+            limit,
+            json,
+            context,
+        } => {
+            if let Some(cap) = context {
+                let block = store.semantic_context(&query, cap.min(default_cap)).await?;
+                writeln!(out, "{block}")?;
+            } else {
+                let found = store.search_semantic(&query, limit).await?;
+                if json {
+                    writeln!(out, "{}", serde_json::to_string_pretty(&found)?)?;
+                } else {
+                    print_entries(&mut out, found.iter().map(|s| (&s.entry, Some(s.score))))?;
+                }
+            }
+        }
+        MemoryCommand::Stats => {
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&store.stats().await?)?
+            )?;
+        }
+        MemoryCommand::Audit { limit, json } => {
+            let events = store.list_events(limit).await?;
+            if json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&events)?)?;
+            } else {
+                for e in events {
+                    writeln!(
+                        out,
+                        "{}  {:<17} {:<9} {:<32} {} -> {}  ({})",
+                        e.ts,
+                        e.event_type,
+                        e.memory_type,
+                        e.key,
+                        e.old_value.as_deref().unwrap_or("-"),
+                        e.new_value.as_deref().unwrap_or("-"),
+                        e.source
+                    )?;
+                }
+            }
+        }
+        MemoryCommand::Export { output } => {
+            let doc = serde_json::to_string_pretty(&store.export().await?)?;
+            match output {
+                Some(path) => {
+                    write_file_atomically(&path, doc.as_bytes())?;
+                    eprintln!("exported to {}", path.display());
+                }
+                None => writeln!(out, "{doc}")?,
+            }
+        }
+        MemoryCommand::Import { file } => {
+            let text = read_input(&file)?;
+            let doc: Value = serde_json::from_str(&text)
+                .with_context(|| format!("{} is not valid JSON", file.display()))?;
+            let report = store.import(doc).await?;
+            writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+            if report.rejected > 0 {
+                eprintln!("{} entries were rejected (see details)", report.rejected);
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+        MemoryCommand::Set {
+            key,
+            value,
+            confidence,
+            source,
+        } => {
+            let value = serde_json::from_str(&value).unwrap_or(Value::String(value));
+            let confidence = match confidence {
+                Some(c) => c,
+                None if source == USER_EXPLICIT => 1.0,
+                None => anyhow::bail!("--confidence is required for source {source:?}"),
+            };
+            let (outcome, entry) = store
+                .write_semantic(SemanticWrite {
+                    key,
+                    value,
+                    confidence,
+                    source,
+                })
+                .await?;
+            writeln!(out, "{}: {}", serde_json::to_value(outcome)?, entry.key)?;
+        }
+        MemoryCommand::Delete { key } => {
+            store.delete_semantic(&key, "cli").await?;
+            writeln!(out, "deleted: {key}")?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_entries<'a>(
+    out: &mut impl Write,
+    entries: impl Iterator<Item = (&'a SemanticEntry, Option<f64>)>,
+) -> std::io::Result<()> {
+    let mut any = false;
+    for (entry, score) in entries {
+        any = true;
+        let score = score.map(|s| format!(" score={s:.3}")).unwrap_or_default();
+        writeln!(
+            out,
+            "{}: {}  [{} {:.2} {}{}]",
+            entry.key, entry.value, entry.source, entry.confidence, entry.updated_at, score
+        )?;
+    }
+    if !any {
+        writeln!(out, "(no entries)")?;
+    }
+    Ok(())
+}
+
+fn read_input(path: &PathBuf) -> anyhow::Result<String> {
+    if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text)?;
+        Ok(text)
+    } else {
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+    }
+}
+
+fn write_file_atomically(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => std::path::Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("creating a file in {}", dir.display()))?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}

@@ -1,0 +1,77 @@
+//! The command line: `kirocrew serve | memory … | config … | doctor`.
+//!
+//! Every command takes `--home` (else `$KIROCREW_HOME`, else `~/.kiro/crew`).
+//! One-shot commands open the same memory.db as a running daemon (WAL lets
+//! both read and write) and never download anything. Errors print one
+//! `error: …` line to stderr and exit 1; usage errors exit 2.
+
+mod config_cmd;
+mod doctor;
+mod memory;
+mod serve;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::config::{self, LoadedConfig};
+use crate::home::DataHome;
+
+/// kirocrew: memory, skills and hooks for AI agents.
+#[derive(Debug, Parser)]
+#[command(name = "kirocrew", version, about)]
+pub struct Cli {
+    /// Data home (default: $KIROCREW_HOME, else ~/.kiro/crew).
+    #[arg(long, global = true, env = "KIROCREW_HOME", value_name = "DIR")]
+    pub home: Option<PathBuf>,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Top-level commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the daemon (HTTP API on 127.0.0.1).
+    Serve(serve::ServeArgs),
+    /// Inspect and manage long-term memory.
+    #[command(subcommand)]
+    Memory(memory::MemoryCommand),
+    /// Read or change configuration.
+    #[command(subcommand)]
+    Config(config_cmd::ConfigCommand),
+    /// Check the installation and the data home.
+    Doctor,
+}
+
+/// Parses the process arguments and runs the command.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let home = DataHome::resolve(cli.home)?;
+    match cli.command {
+        Command::Serve(args) => serve::run(home, args),
+        Command::Memory(cmd) => memory::run(home, cmd),
+        Command::Config(cmd) => config_cmd::run(home, cmd),
+        Command::Doctor => doctor::run(home),
+    }
+}
+
+/// Loads the configuration for `home` with the process environment.
+pub(crate) fn load_config(home: &DataHome) -> anyhow::Result<LoadedConfig> {
+    let loaded = config::load(home.root(), std::env::vars())?;
+    for warning in &loaded.warnings {
+        tracing::warn!("{warning}");
+    }
+    Ok(loaded)
+}

@@ -1,0 +1,142 @@
+//! Semantic memory over HTTP (spec: "Dashboard Endpoints").
+//!
+//! - `GET /api/memory/semantic?q=&limit=&prefix=` → `{"entries": [...]}`
+//!   (newest first; with `q`, only matching entries, best first, each with a
+//!   `score`)
+//! - `PUT /api/memory/semantic` `{key, value, confidence?, source?}` → 200
+//!   `{"outcome": "created"|"updated", "entry": {...}}`, 409 `conflict_skip`
+//!   when the stored row wins the conflict ladder, 422 on validation or
+//!   injection screening
+//! - `GET /api/memory/semantic/{key}` → the entry
+//! - `DELETE /api/memory/semantic/{key}` → 200 `{"deleted": key}` (tombstone)
+//! - `GET /api/memory/context-preview?q=&cap=` → the `[Semantic Memory]` block
+
+use actix_web::{web, HttpResponse};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::extract::limit;
+use super::{resource, AppState};
+use crate::error::ApiError;
+use kirocrew_actors::vector_store::{SemanticWrite, USER_EXPLICIT};
+
+/// Registers the semantic routes.
+pub fn config_semantic(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        resource("/memory/semantic")
+            .route(web::get().to(list))
+            .route(web::put().to(put)),
+    )
+    .service(
+        resource("/memory/semantic/{key}")
+            .route(web::get().to(get_one))
+            .route(web::delete().to(delete)),
+    )
+    .service(resource("/memory/context-preview").route(web::get().to(context_preview)));
+}
+
+/// Listing and search parameters.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListQuery {
+    q: Option<String>,
+    limit: Option<u32>,
+    prefix: Option<String>,
+}
+
+async fn list(
+    state: web::Data<AppState>,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let query = query.into_inner();
+    let limit = limit(query.limit, 100, 10_000)?;
+    match query.q.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
+        Some(q) => {
+            let mut found = state.store.search_semantic(q, limit as usize).await?;
+            if let Some(prefix) = &query.prefix {
+                found.retain(|s| s.entry.key.starts_with(prefix.as_str()));
+            }
+            Ok(HttpResponse::Ok().json(json!({ "entries": found })))
+        }
+        None => {
+            let entries = state.store.list_semantic(query.prefix, limit).await?;
+            Ok(HttpResponse::Ok().json(json!({ "entries": entries })))
+        }
+    }
+}
+
+/// The body of `PUT /api/memory/semantic`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PutBody {
+    key: String,
+    value: Value,
+    confidence: Option<f64>,
+    source: Option<String>,
+}
+
+async fn put(
+    state: web::Data<AppState>,
+    body: web::Json<PutBody>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    let source = body.source.unwrap_or_else(|| USER_EXPLICIT.to_owned());
+    // A human or agent writing through the API states a fact outright, so a
+    // user_explicit write defaults to full confidence; an automated source
+    // must say how sure it is.
+    let confidence = match body.confidence {
+        Some(c) => c,
+        None if source == USER_EXPLICIT => 1.0,
+        None => {
+            return Err(ApiError::validation(
+                "invalid_confidence",
+                format!("confidence is required for source {source:?}"),
+            ))
+        }
+    };
+    let (outcome, entry) = state
+        .store
+        .write_semantic(SemanticWrite {
+            key: body.key,
+            value: body.value,
+            confidence,
+            source,
+        })
+        .await?;
+    Ok(HttpResponse::Ok().json(json!({ "outcome": outcome, "entry": entry })))
+}
+
+async fn get_one(
+    state: web::Data<AppState>,
+    key: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let entry = state.store.get_semantic(&key).await?;
+    Ok(HttpResponse::Ok().json(entry))
+}
+
+async fn delete(
+    state: web::Data<AppState>,
+    key: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    state.store.delete_semantic(&key, "dashboard").await?;
+    Ok(HttpResponse::Ok().json(json!({ "deleted": key.into_inner() })))
+}
+
+/// Preview parameters.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PreviewQuery {
+    q: Option<String>,
+    cap: Option<usize>,
+}
+
+async fn context_preview(
+    state: web::Data<AppState>,
+    query: web::Query<PreviewQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let default_cap = state.settings.memory.semantic_context_cap;
+    let cap = query.cap.unwrap_or(default_cap).min(default_cap);
+    let q = query.q.clone().unwrap_or_default();
+    let semantic = state.store.semantic_context(&q, cap).await?;
+    Ok(HttpResponse::Ok().json(json!({ "semantic": semantic, "cap": cap })))
+}

@@ -1,0 +1,58 @@
+//! The HTTP surface: one file per resource, each with a `config_*` function
+//! that registers its routes. Routes talk to actors only through their
+//! handles and answer errors only through [`ApiError`].
+//!
+//! Everything under `/api` passes the auth guard ([`auth`]); `/healthz` and
+//! `/readyz` do not (systemd and probes have no token).
+
+pub mod auth;
+pub mod extract;
+pub mod health;
+pub mod memory_events;
+pub mod memory_semantic;
+pub mod memory_stats;
+pub mod memory_transfer;
+
+use std::sync::Arc;
+
+use actix_web::{web, HttpRequest, HttpResponse, Resource};
+
+use crate::config::Settings;
+use crate::error::ApiError;
+use kirocrew_actors::vector_store::VectorStoreHandle;
+
+/// Shared state every handler can read.
+#[derive(Clone)]
+pub struct AppState {
+    /// The memory store.
+    pub store: VectorStoreHandle,
+    /// The effective configuration.
+    pub settings: Arc<Settings>,
+}
+
+/// A resource whose unsupported methods answer a JSON 405 (actix's default
+/// is an empty body).
+pub fn resource(path: &str) -> Resource {
+    web::resource(path).default_service(web::to(method_not_allowed))
+}
+
+async fn method_not_allowed(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    Err(ApiError::MethodNotAllowed(req.method().to_string()))
+}
+
+/// The JSON 404 for paths no route matches.
+pub async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    Err(ApiError::NotFound {
+        code: "route_not_found",
+        message: format!("no route for {} {}", req.method(), req.path()),
+    })
+}
+
+/// Registers every `/api` resource.
+pub fn config_api(cfg: &mut web::ServiceConfig, settings: &Settings) {
+    memory_semantic::config_semantic(cfg);
+    memory_events::config_events(cfg);
+    memory_stats::config_stats(cfg);
+    memory_transfer::config_transfer(cfg);
+    memory_transfer::config_import(cfg, settings.server.import_limit_bytes);
+}

@@ -1,0 +1,167 @@
+//! Building and running the daemon: open the data home, start the actors,
+//! bind the listener, serve until told to stop, then shut down in order.
+//!
+//! [`Application::build`] does everything that can fail before serving, so
+//! a bad config, an unreadable database or a taken port is reported at once
+//! with a clear error and exit code. Integration tests use the same entry
+//! point on port 0 with a temporary home (`tests/api/helpers.rs`).
+//!
+//! Shutdown order (SIGTERM/SIGINT or the test's trigger): tell systemd we
+//! are stopping → stop accepting and let in-flight requests finish (up to
+//! `server.shutdown_timeout_secs`) → close the memory store (WAL checkpoint,
+//! connections closed) → remove daemon.json.
+
+use std::future::Future;
+use std::net::{IpAddr, SocketAddr, TcpListener};
+use std::sync::Arc;
+
+use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
+use actix_web::{web, App, HttpServer};
+use anyhow::Context;
+
+use crate::config::Settings;
+use crate::home::DataHome;
+use crate::http::auth::{require_auth, AuthPolicy};
+use crate::http::extract::{json_config, path_config, query_config};
+use crate::http::{config_api, health, not_found, AppState};
+use crate::lifecycle;
+use kirocrew_actors::clock::system_clock;
+use kirocrew_actors::vector_store::VectorStoreHandle;
+
+/// A built, bound, not yet running daemon.
+pub struct Application {
+    server: Server,
+    address: SocketAddr,
+    store: VectorStoreHandle,
+    home: DataHome,
+    token: String,
+}
+
+impl Application {
+    /// Opens the home and the database, starts the actors and binds the
+    /// listener. Must run inside an actix `System`.
+    pub async fn build(home: DataHome, settings: Settings) -> anyhow::Result<Self> {
+        home.ensure()?;
+        let token = home.load_or_create_token()?;
+        let settings = Arc::new(settings);
+        let store =
+            VectorStoreHandle::open(home.memory_db(), settings.store_settings(), system_clock())
+                .await
+                .with_context(|| format!("opening {}", home.memory_db().display()))?;
+
+        let ip: IpAddr = settings.server.bind.parse().with_context(|| {
+            format!(
+                "server.bind {:?} is not an IP address",
+                settings.server.bind
+            )
+        })?;
+        let listener = TcpListener::bind((ip, settings.server.port))
+            .with_context(|| format!("binding {ip}:{}", settings.server.port))?;
+        let address = listener.local_addr()?;
+
+        let policy = web::Data::new(AuthPolicy::new(
+            token.clone(),
+            address.ip(),
+            address.port(),
+            &settings.server.allowed_hosts,
+            settings.auth.loopback_trusted,
+        ));
+        let state = web::Data::new(AppState {
+            store: store.clone(),
+            settings: Arc::clone(&settings),
+        });
+        let app_settings = Arc::clone(&settings);
+        let server = HttpServer::new(move || {
+            let settings = Arc::clone(&app_settings);
+            App::new()
+                .wrap(from_fn(crate::telemetry::access_log))
+                .app_data(state.clone())
+                .app_data(policy.clone())
+                .app_data(json_config(settings.server.body_limit_bytes))
+                .app_data(query_config())
+                .app_data(path_config())
+                .configure(health::config_health)
+                .service(
+                    web::scope("/api")
+                        .wrap(from_fn(require_auth))
+                        .configure(|cfg| config_api(cfg, &settings))
+                        .default_service(web::to(not_found)),
+                )
+                .default_service(web::to(not_found))
+        })
+        .workers(settings.server.workers)
+        .shutdown_timeout(settings.server.shutdown_timeout_secs)
+        .disable_signals()
+        .listen(listener)?
+        .run();
+
+        Ok(Self {
+            server,
+            address,
+            store,
+            home,
+            token,
+        })
+    }
+
+    /// The bound address (the real port when 0 was asked for).
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// The API bearer token.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// Serves until `shutdown` resolves (or the server fails), then shuts
+    /// down in order. Returns once the store is closed.
+    pub async fn run_until_stopped(self, shutdown: impl Future<Output = ()>) -> anyhow::Result<()> {
+        let handle = self.server.handle();
+        let mut serving = actix_rt::spawn(self.server);
+        if let Err(e) = lifecycle::write_daemon_record(&self.home, self.address) {
+            tracing::warn!(error = %e, "could not write daemon.json");
+        }
+        tracing::info!(address = %self.address, "kirocrew listening on http://{}", self.address);
+        lifecycle::notify_ready(self.address);
+        let watchdog = lifecycle::spawn_watchdog(self.store.clone());
+
+        let server_result = tokio::select! {
+            () = shutdown => {
+                tracing::info!("shutdown requested; finishing in-flight requests");
+                lifecycle::notify_stopping();
+                handle.stop(true).await;
+                serving.await
+            }
+            result = &mut serving => result,
+        };
+        if let Some(watchdog) = watchdog {
+            watchdog.abort();
+        }
+        let closed = self.store.close().await;
+        lifecycle::remove_daemon_record(&self.home);
+        server_result
+            .context("server task failed")?
+            .context("server error")?;
+        closed.context("closing the memory store")?;
+        tracing::info!("kirocrew stopped cleanly");
+        Ok(())
+    }
+}
+
+/// Resolves on SIGTERM or SIGINT.
+pub async fn shutdown_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        tracing::error!("cannot install signal handlers; stop the daemon with SIGKILL");
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => tracing::info!("SIGTERM received"),
+        _ = int.recv() => tracing::info!("SIGINT received"),
+    }
+}

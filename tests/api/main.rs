@@ -1,0 +1,11 @@
+//! Integration tests: the real server on 127.0.0.1:0 with a temporary data
+//! home, driven over HTTP like a client would (and the real binary for
+//! signals, systemd notification and the CLI).
+
+mod auth;
+mod cli;
+mod config;
+mod errors;
+mod helpers;
+mod lifecycle;
+mod semantic;
