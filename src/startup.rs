@@ -24,7 +24,7 @@ use crate::config::Settings;
 use crate::home::DataHome;
 use crate::http::auth::{require_auth, AuthPolicy};
 use crate::http::extract::{json_config, path_config, query_config};
-use crate::http::{config_api, health, not_found, AppState};
+use crate::http::{config_api, dashboard, health, not_found, AppState};
 use crate::lifecycle;
 use kirocrew_actors::clock::system_clock;
 use kirocrew_actors::vector_store::VectorStoreHandle;
@@ -82,6 +82,7 @@ impl Application {
                 .app_data(query_config())
                 .app_data(path_config())
                 .configure(health::config_health)
+                .configure(dashboard::config_dashboard)
                 .service(
                     web::scope("/api")
                         .wrap(from_fn(require_auth))

@@ -6,6 +6,7 @@
 //! `/readyz` do not (systemd and probes have no token).
 
 pub mod auth;
+pub mod dashboard;
 pub mod extract;
 pub mod health;
 pub mod memory_events;

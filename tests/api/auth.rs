@@ -139,3 +139,21 @@ async fn loopback_trust_skips_only_the_token() {
         .unwrap();
     assert_error(r, 403, "host_not_allowed").await;
 }
+
+#[actix_web::test]
+async fn dashboard_page_is_served() {
+    let app = spawn_app().await;
+    let r = app
+        .client
+        .get(format!("{}/", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/html"));
+    let page = r.text().await.unwrap();
+    assert!(page.contains("/api/memory/semantic"));
+}

@@ -76,14 +76,35 @@ pub enum VectorStoreError {
     Unavailable(String),
 }
 
+const SQLITE_IOERR: i32 = 10;
+const SQLITE_CORRUPT: i32 = 11;
+const SQLITE_CANTOPEN: i32 = 14;
+const SQLITE_NOTADB: i32 = 26;
+
 impl VectorStoreError {
     /// Whether this failure means the connection pool is unusable, so the
     /// actor should stop and let its supervisor reopen the database.
+    ///
+    /// Besides a closed pool and transport errors, SQLite's own I/O,
+    /// can't-open, not-a-database and corruption results count: the file
+    /// under the pool was lost or replaced, and only reopening can recover.
     pub fn is_fatal(&self) -> bool {
-        matches!(
-            self,
-            VectorStoreError::Database(sqlx::Error::PoolClosed | sqlx::Error::Io(_))
-        )
+        match self {
+            VectorStoreError::Database(
+                sqlx::Error::PoolClosed | sqlx::Error::Io(_) | sqlx::Error::WorkerCrashed,
+            ) => true,
+            VectorStoreError::Database(sqlx::Error::Database(db)) => db
+                .code()
+                .and_then(|code| code.parse::<i32>().ok())
+                .is_some_and(|code| {
+                    // Primary result code is the low byte of the extended code.
+                    matches!(
+                        code & 0xff,
+                        SQLITE_IOERR | SQLITE_CORRUPT | SQLITE_CANTOPEN | SQLITE_NOTADB
+                    )
+                }),
+            _ => false,
+        }
     }
 }
 

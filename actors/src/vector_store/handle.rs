@@ -19,7 +19,7 @@ use crate::clock::SharedClock;
 /// A cloneable reference to the running `VectorStore` actor.
 #[derive(Clone)]
 pub struct VectorStoreHandle {
-    addr: Addr<VectorStore>,
+    pub(super) addr: Addr<VectorStore>,
 }
 
 impl std::fmt::Debug for VectorStoreHandle {

@@ -143,6 +143,12 @@ impl VectorStore {
         F: FnOnce(SqlitePool, StoreSettings, String) -> Fut,
         Fut: Future<Output = Result<T, VectorStoreError>> + 'static,
     {
+        // The read runs as its own task, not inside the actor: while an
+        // AtomicResponse write holds the actor, futures inside the actor are
+        // not polled, so a read that had already taken a pool connection
+        // would sit on it and starve the write (and `close`) of connections.
+        // As a task it finishes and returns its connection; only the
+        // delivery of its result waits for the write.
         self.run(|pool, settings, now| {
             let task = actix::spawn(op(pool, settings, now));
             async move {
@@ -211,5 +217,78 @@ impl Supervised for VectorStore {
     fn restarting(&mut self, _ctx: &mut Self::Context) {
         tracing::warn!("VectorStore restarting");
         self.pool = None;
+    }
+}
+
+#[cfg(test)]
+mod supervision_tests {
+    use super::*;
+    use crate::clock::system_clock;
+
+    fn write(key: &str) -> SemanticWrite {
+        SemanticWrite {
+            key: key.to_owned(),
+            value: serde_json::json!("v"),
+            confidence: 1.0,
+            source: USER_EXPLICIT.to_owned(),
+        }
+    }
+
+    /// A lost connection pool stops the actor; the supervisor restarts it,
+    /// `started` reopens memory.db, and the store serves again with its
+    /// data intact.
+    #[actix_rt::test]
+    async fn a_dead_pool_is_reopened_by_the_supervisor() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memory.db");
+        let pool = db::open_pool(&path).await.unwrap();
+        let doomed = pool.clone();
+        let addr = Supervisor::start(move |_| VectorStore {
+            db_path: path,
+            pool: Some(pool),
+            settings: StoreSettings::default(),
+            clock: system_clock(),
+            closed: false,
+        });
+        let store = VectorStoreHandle { addr };
+        store.write_semantic(write("pref.before")).await.unwrap();
+
+        doomed.close().await;
+        let failed = store.write_semantic(write("pref.during")).await;
+        assert!(
+            matches!(
+                failed,
+                Err(VectorStoreError::Database(sqlx::Error::PoolClosed))
+            ),
+            "{failed:?}"
+        );
+        // The restart reopens the database before the next message is handled.
+        store.write_semantic(write("pref.after")).await.unwrap();
+        let keys: Vec<String> = store
+            .list_semantic(None, 10)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|e| e.key)
+            .collect();
+        assert_eq!(keys, vec!["pref.after", "pref.before"]);
+    }
+
+    /// An orderly close is final: no restart, later calls are refused.
+    #[actix_rt::test]
+    async fn close_is_not_undone_by_the_supervisor() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = VectorStoreHandle::open(
+            dir.path().join("memory.db"),
+            StoreSettings::default(),
+            system_clock(),
+        )
+        .await
+        .unwrap();
+        store.close().await.unwrap();
+        assert!(matches!(
+            store.check_health().await,
+            Err(VectorStoreError::Unavailable(_))
+        ));
     }
 }
