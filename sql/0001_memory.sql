@@ -16,10 +16,42 @@ CREATE TABLE semantic_memory (
     updated_at      TEXT NOT NULL,
     is_deleted      INTEGER NOT NULL DEFAULT 0 CHECK (is_deleted IN (0, 1)),
     embedding       BLOB,
-    embedding_space TEXT
+    embedding_space TEXT,
+    seq             INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 
 CREATE INDEX semantic_memory_recency ON semantic_memory (is_deleted, updated_at DESC);
+
+-- Change sequence: every insert or change of a semantic row stamps it with
+-- the next value of this counter, so a reader that remembers the highest
+-- `seq` it has seen can fetch exactly the rows changed since (the
+-- VectorStore's in-memory ranking mirror), whichever process wrote them.
+CREATE TABLE semantic_seq (
+    id    INTEGER PRIMARY KEY CHECK (id = 1),
+    value INTEGER NOT NULL
+) STRICT;
+
+INSERT INTO semantic_seq (id, value) VALUES (1, 0);
+
+CREATE INDEX semantic_memory_seq ON semantic_memory (seq);
+
+CREATE TRIGGER semantic_memory_seq_on_insert AFTER INSERT ON semantic_memory
+BEGIN
+    UPDATE semantic_seq SET value = value + 1 WHERE id = 1;
+    UPDATE semantic_memory SET seq = (SELECT value FROM semantic_seq WHERE id = 1)
+    WHERE key = NEW.key;
+END;
+
+-- `seq` itself is not in the column list, so the trigger's own update does
+-- not fire it again.
+CREATE TRIGGER semantic_memory_seq_on_update
+AFTER UPDATE OF value, confidence, source, created_at, updated_at, is_deleted, embedding, embedding_space
+ON semantic_memory
+BEGIN
+    UPDATE semantic_seq SET value = value + 1 WHERE id = 1;
+    UPDATE semantic_memory SET seq = (SELECT value FROM semantic_seq WHERE id = 1)
+    WHERE key = NEW.key;
+END;
 
 CREATE TABLE episodic_memories (
     id              INTEGER PRIMARY KEY AUTOINCREMENT,

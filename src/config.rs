@@ -99,6 +99,18 @@ pub struct MemorySettings {
     pub semantic_context_cap: usize,
     /// Whether the legacy Markdown memory has been migrated.
     pub migrated: bool,
+    /// Mirror URL of the embedding model (empty: the built-in default).
+    pub embed_model_url: String,
+    /// sha256 pin for a custom `embed_model_url`.
+    pub embed_model_sha256: String,
+    /// A local GGUF to embed with instead of the downloaded default.
+    pub embed_model_path: String,
+    /// Force an embedding profile (empty: detect from the GGUF).
+    pub embed_model_profile: String,
+    /// llama.cpp threads per embedding context (1 never collapses under load).
+    pub embed_threads: u32,
+    /// Parallel embedding contexts a batch is spread over.
+    pub embed_workers: u32,
 }
 
 impl Settings {
@@ -149,6 +161,25 @@ impl Settings {
         }
         if m.max_events == 0 {
             return bad("memory.max_events", "must be at least 1".into());
+        }
+        if !(1..=64).contains(&m.embed_threads) {
+            return bad("memory.embed_threads", "must be between 1 and 64".into());
+        }
+        if !(1..=16).contains(&m.embed_workers) {
+            return bad("memory.embed_workers", "must be between 1 and 16".into());
+        }
+        let profiles = kirocrew_actors::embedder::known_profiles();
+        if !m.embed_model_profile.is_empty() && !profiles.contains(&m.embed_model_profile.as_str()) {
+            return bad(
+                "memory.embed_model_profile",
+                format!("unknown profile; known: {}", profiles.join(", ")),
+            );
+        }
+        if !m.embed_model_sha256.is_empty()
+            && !(m.embed_model_sha256.len() == 64
+                && m.embed_model_sha256.chars().all(|c| c.is_ascii_hexdigit()))
+        {
+            return bad("memory.embed_model_sha256", "must be 64 hex digits".into());
         }
         for prefix in &m.extra_prefixes {
             if let Err(reason) = normalize_prefix(prefix) {

@@ -53,6 +53,9 @@ pub enum ApiError {
         /// Human-readable detail.
         message: String,
     },
+    /// 410: the endpoint is retired.
+    #[error("{0}")]
+    Gone(String),
     /// 413: the body exceeds the configured limit.
     #[error("{0}")]
     PayloadTooLarge(String),
@@ -96,6 +99,7 @@ impl ApiError {
             ApiError::Unauthorized(_) => "unauthorized",
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
             ApiError::PayloadTooLarge(_) => "payload_too_large",
+            ApiError::Gone(_) => "gone",
         }
     }
 
@@ -126,6 +130,7 @@ impl ResponseError for ApiError {
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Gone(_) => StatusCode::GONE,
             ApiError::Validation { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
@@ -178,6 +183,10 @@ impl From<VectorStoreError> for ApiError {
             VectorStoreError::InvalidExport(_) => ApiError::validation("invalid_export", message),
             VectorStoreError::Database(_) | VectorStoreError::Migration(_) => ApiError::Internal {
                 code: "database_error",
+                message,
+            },
+            VectorStoreError::ReembedBusy(_) => ApiError::Conflict {
+                code: "reembed_in_progress",
                 message,
             },
             VectorStoreError::Unavailable(_) => ApiError::Unavailable {

@@ -9,6 +9,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod embedding;
 pub mod error;
 pub mod home;
 pub mod http;

@@ -21,6 +21,7 @@ use actix_web::{web, App, HttpServer};
 use anyhow::Context;
 
 use crate::config::Settings;
+use crate::embedding::EmbeddingRuntime;
 use crate::home::DataHome;
 use crate::http::auth::{require_auth, AuthPolicy};
 use crate::http::extract::{json_config, path_config, query_config};
@@ -34,6 +35,7 @@ pub struct Application {
     server: Server,
     address: SocketAddr,
     store: VectorStoreHandle,
+    embeddings: EmbeddingRuntime,
     home: DataHome,
     token: String,
 }
@@ -67,9 +69,12 @@ impl Application {
             &settings.server.allowed_hosts,
             settings.auth.loopback_trusted,
         ));
+        let embeddings = EmbeddingRuntime::start(&home, &settings, store);
+        let store = embeddings.store.clone();
         let state = web::Data::new(AppState {
             store: store.clone(),
             settings: Arc::clone(&settings),
+            embeddings: embeddings.clone(),
         });
         let app_settings = Arc::clone(&settings);
         let server = HttpServer::new(move || {
@@ -101,6 +106,7 @@ impl Application {
             server,
             address,
             store,
+            embeddings,
             home,
             token,
         })
@@ -127,6 +133,9 @@ impl Application {
         tracing::info!(address = %self.address, "kirocrew listening on http://{}", self.address);
         lifecycle::notify_ready(self.address);
         let watchdog = lifecycle::spawn_watchdog(self.store.clone());
+        // Model download, load, space reconcile and backfill run in the
+        // background; readiness never waits for them.
+        let boot = actix_rt::spawn(self.embeddings.clone().boot());
 
         let server_result = tokio::select! {
             () = shutdown => {
@@ -140,6 +149,8 @@ impl Application {
         if let Some(watchdog) = watchdog {
             watchdog.abort();
         }
+        boot.abort();
+        self.embeddings.close().await;
         let closed = self.store.close().await;
         lifecycle::remove_daemon_record(&self.home);
         server_result

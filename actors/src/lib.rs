@@ -19,5 +19,7 @@
 //! Nothing in this crate knows about HTTP.
 
 pub mod clock;
+pub mod download;
+pub mod embedder;
 pub mod screening;
 pub mod vector_store;

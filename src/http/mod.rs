@@ -9,6 +9,7 @@ pub mod auth;
 pub mod dashboard;
 pub mod extract;
 pub mod health;
+pub mod memory_embeddings;
 pub mod memory_events;
 pub mod memory_semantic;
 pub mod memory_stats;
@@ -19,6 +20,7 @@ use std::sync::Arc;
 use actix_web::{web, HttpRequest, HttpResponse, Resource};
 
 use crate::config::Settings;
+use crate::embedding::EmbeddingRuntime;
 use crate::error::ApiError;
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
@@ -29,6 +31,8 @@ pub struct AppState {
     pub store: VectorStoreHandle,
     /// The effective configuration.
     pub settings: Arc<Settings>,
+    /// Embedder, download manager and model changes.
+    pub embeddings: EmbeddingRuntime,
 }
 
 /// A resource whose unsupported methods answer a JSON 405 (actix's default
@@ -56,4 +60,5 @@ pub fn config_api(cfg: &mut web::ServiceConfig, settings: &Settings) {
     memory_stats::config_stats(cfg);
     memory_transfer::config_transfer(cfg);
     memory_transfer::config_import(cfg, settings.server.import_limit_bytes);
+    memory_embeddings::config_embeddings(cfg);
 }

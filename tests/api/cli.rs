@@ -12,6 +12,7 @@ pub fn run_cli(home: &Path, args: &[&str]) -> Output {
     Command::new(binary())
         .args(args)
         .env("KIROCREW_HOME", home)
+        .env("KIROCREW_SKIP_MODEL_DOWNLOAD", "1")
         .env_remove("KIROCREW_LOG")
         .output()
         .expect("run kirocrew")

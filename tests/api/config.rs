@@ -68,6 +68,7 @@ fn environment_overrides_the_file() {
     let out = Command::new(binary())
         .args(["config", "get", "server.port"])
         .env("KIROCREW_HOME", h)
+        .env("KIROCREW_SKIP_MODEL_DOWNLOAD", "1")
         .env("KIROCREW_SERVER__PORT", "9002")
         .output()
         .unwrap();
@@ -75,6 +76,7 @@ fn environment_overrides_the_file() {
     let out = Command::new(binary())
         .args(["config", "get", "server.port"])
         .env("KIROCREW_HOME", h)
+        .env("KIROCREW_SKIP_MODEL_DOWNLOAD", "1")
         .env("KIROCREW_SERVER__PROT", "9002")
         .output()
         .unwrap();

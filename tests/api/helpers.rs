@@ -31,13 +31,29 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
     spawn_app_in(tempfile::tempdir().expect("tempdir"), tweak).await
 }
 
-/// Starts the app in an existing home (restart tests).
+/// The shared test models, if present (CI has them).
+pub fn shared_model(name: &str) -> Option<PathBuf> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/models")
+        .join(name);
+    if path.exists() {
+        Some(path)
+    } else {
+        eprintln!("skipped: ../shared/models/{name} is absent");
+        None
+    }
+}
+
+/// Starts the app in an existing home (restart tests). Unless `tweak` says
+/// otherwise the embedding model points at a file that does not exist: the
+/// app runs keyword-only and never tries to download anything.
 pub async fn spawn_app_in(home: TempDir, tweak: impl FnOnce(&mut Settings)) -> TestApp {
     let mut settings = config::load(home.path(), Vec::new())
         .expect("config")
         .settings;
     settings.server.port = 0;
     settings.server.workers = 1;
+    settings.memory.embed_model_path = home.path().join("no-model.gguf").display().to_string();
     tweak(&mut settings);
     let data_home = DataHome::resolve(Some(home.path().to_path_buf())).expect("home");
     let app = Application::build(data_home, settings)

@@ -28,6 +28,8 @@ async fn start_daemon(home: TempDir, env: &[(&str, &str)]) -> Daemon {
     command
         .args(["serve", "--port", "0"])
         .env("KIROCREW_HOME", home.path())
+        // Tests never reach outside the machine.
+        .env("KIROCREW_SKIP_MODEL_DOWNLOAD", "1")
         .env_remove("NOTIFY_SOCKET")
         .env_remove("WATCHDOG_USEC")
         .env_remove("WATCHDOG_PID")

@@ -5,6 +5,7 @@
 mod auth;
 mod cli;
 mod config;
+mod embeddings;
 mod errors;
 mod helpers;
 mod lifecycle;

@@ -17,6 +17,8 @@ use sqlx::sqlite::{
 };
 
 use super::error::VectorStoreError;
+use super::mirror::ChangedRow;
+use crate::embedder::vector::from_blob;
 use super::types::{MemoryEvent, SemanticEntry};
 
 /// The schema migrations in `sql/`, embedded at compile time.
@@ -171,6 +173,41 @@ pub async fn list_semantic(
     .fetch_all(pool)
     .await?;
     Ok(rows.into_iter().map(Into::into).collect())
+}
+
+/// Rows (tombstones included) changed after change sequence `since`.
+pub async fn fetch_changed_semantic(
+    pool: &SqlitePool,
+    since: i64,
+) -> Result<Vec<ChangedRow>, VectorStoreError> {
+    #[derive(sqlx::FromRow)]
+    struct Changed {
+        #[sqlx(flatten)]
+        row: SemanticRow,
+        seq: i64,
+        is_deleted: bool,
+        embedding: Option<Vec<u8>>,
+        embedding_space: Option<String>,
+    }
+    let rows: Vec<Changed> = sqlx::query_as(&format!(
+        "SELECT {SEMANTIC_COLUMNS}, seq, is_deleted, embedding, embedding_space
+         FROM semantic_memory WHERE seq > ?"
+    ))
+    .bind(since)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|c| ChangedRow {
+            entry: c.row.into(),
+            seq: c.seq,
+            is_deleted: c.is_deleted,
+            vector: match (c.embedding_space, c.embedding.as_deref().and_then(from_blob)) {
+                (Some(space), Some(v)) => Some((space, v)),
+                _ => None,
+            },
+        })
+        .collect())
 }
 
 /// What a new audit event records.

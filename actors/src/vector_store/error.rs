@@ -71,6 +71,9 @@ pub enum VectorStoreError {
     /// The schema could not be brought up to date.
     #[error("database migration failed: {0}")]
     Migration(#[from] sqlx::migrate::MigrateError),
+    /// A re-embed or model change is already running (single flight).
+    #[error("a re-embed is already in progress (step: {0})")]
+    ReembedBusy(&'static str),
     /// The actor is not running (stopped, restarting, or its mailbox is gone).
     #[error("memory store is unavailable: {0}")]
     Unavailable(String),
@@ -123,7 +126,8 @@ impl VectorStoreError {
             | VectorStoreError::InjectionDetected { .. }
             | VectorStoreError::ConflictSkipped { .. }
             | VectorStoreError::NotFound(_)
-            | VectorStoreError::InvalidExport(_) => true,
+            | VectorStoreError::InvalidExport(_)
+            | VectorStoreError::ReembedBusy(_) => true,
             VectorStoreError::Database(_)
             | VectorStoreError::Migration(_)
             | VectorStoreError::Unavailable(_) => false,

@@ -13,13 +13,17 @@ use super::transfer::{ImportDocument, ImportEntry, ImportReport, MemoryExport};
 use super::types::{
     MemoryEvent, MemoryStats, ScoredEntry, SemanticEntry, SemanticWrite, WriteOutcome,
 };
+use super::space::{semantic_document, CommitVector, ReembedStatus, SpaceInfo};
 use super::{db, StoreSettings, VectorStore};
+use std::sync::Arc;
 use crate::clock::SharedClock;
+use crate::embedder::{EmbedKind, EmbedderHandle};
 
 /// A cloneable reference to the running `VectorStore` actor.
 #[derive(Clone)]
 pub struct VectorStoreHandle {
     pub(super) addr: Addr<VectorStore>,
+    pub(super) embedder: Option<EmbedderHandle>,
 }
 
 impl std::fmt::Debug for VectorStoreHandle {
@@ -43,14 +47,21 @@ impl VectorStoreHandle {
         clock: SharedClock,
     ) -> Result<Self, VectorStoreError> {
         let pool = db::open_pool(&db_path).await?;
+        let space = super::space::load_space(&pool).await?;
         let addr = Supervisor::start(move |_| VectorStore {
             db_path,
             pool: Some(pool),
             settings,
             clock,
             closed: false,
+            mirror: Default::default(),
+            space,
+            reembed: Default::default(),
         });
-        Ok(Self { addr })
+        Ok(Self {
+            addr,
+            embedder: None,
+        })
     }
 
     async fn ask<M, T>(&self, msg: M) -> Result<T, VectorStoreError>
@@ -65,12 +76,63 @@ impl VectorStoreHandle {
             .map_err(|e| VectorStoreError::Unavailable(e.to_string()))?
     }
 
-    /// Writes through the conflict ladder.
+    /// Attaches the embedder: writes then store vectors and queries rank by
+    /// 0.6 × cosine + 0.4 × keyword. Without one the store is keyword-only.
+    pub fn with_embedder(mut self, embedder: EmbedderHandle) -> Self {
+        self.embedder = Some(embedder);
+        self
+    }
+
+    /// The attached embedder, if any.
+    pub fn embedder(&self) -> Option<&EmbedderHandle> {
+        self.embedder.as_ref()
+    }
+
+    /// Embeds `text` for the store: `None` when there is no embedder or it
+    /// is not ready (the caller degrades to keyword / a NULL vector).
+    async fn embed(&self, text: &str, kind: EmbedKind) -> Option<(String, Arc<Vec<f32>>)> {
+        let embedder = self.embedder.as_ref()?;
+        match embedder.embed(text, kind).await {
+            Ok(embedded) => Some(embedded),
+            Err(e) => {
+                tracing::debug!(error = %e, "embedding unavailable; keyword only");
+                None
+            }
+        }
+    }
+
+    /// Writes through the conflict ladder. The value is embedded first,
+    /// outside the store's critical section, with the space generation
+    /// sampled before the embed; the store drops the vector if the space
+    /// changed meanwhile. Lessons are not embedded here.
     pub async fn write_semantic(
         &self,
         write: SemanticWrite,
     ) -> Result<(WriteOutcome, SemanticEntry), VectorStoreError> {
-        self.ask(WriteSemantic(write)).await
+        let mut vector = None;
+        if self.embedder.is_some() && !write.key.starts_with("lesson.") {
+            let generation = self.ask(GetSpace).await?.generation;
+            if let Ok(value_json) = serde_json::to_string(&write.value) {
+                let document = semantic_document(&write.key, &value_json);
+                if let Some((model_id, v)) = self.embed(&document, EmbedKind::Document).await {
+                    vector = Some(CommitVector {
+                        vector: v,
+                        model_id,
+                        generation,
+                    });
+                }
+            }
+        }
+        self.ask(WriteSemantic { write, vector }).await
+    }
+
+    async fn embed_query(&self, query: &str) -> Option<EmbeddedQuery> {
+        if query.trim().is_empty() {
+            return None;
+        }
+        self.embed(query, EmbedKind::Query)
+            .await
+            .map(|(model_id, vector)| EmbeddedQuery { vector, model_id })
     }
 
     /// Writes only if the key has no active row.
@@ -113,8 +175,10 @@ impl VectorStoreHandle {
         query: &str,
         limit: usize,
     ) -> Result<Vec<ScoredEntry>, VectorStoreError> {
+        let embedded = self.embed_query(query).await;
         self.ask(SearchSemantic {
             query: query.to_owned(),
+            embedded,
             limit,
         })
         .await
@@ -126,8 +190,10 @@ impl VectorStoreHandle {
         query: &str,
         cap: usize,
     ) -> Result<String, VectorStoreError> {
+        let embedded = self.embed_query(query).await;
         self.ask(GetSemanticContext {
             query: query.to_owned(),
+            embedded,
             cap,
         })
         .await
@@ -182,6 +248,74 @@ impl VectorStoreHandle {
             }
         }
         Ok(report)
+    }
+
+    /// The active embedding space.
+    pub async fn space(&self) -> Result<SpaceInfo, VectorStoreError> {
+        self.ask(GetSpace).await
+    }
+
+    /// Records the serving model as the space (see [`ReconcileSpace`]).
+    pub async fn reconcile_space(
+        &self,
+        model_id: &str,
+        dim: usize,
+    ) -> Result<(SpaceInfo, u64), VectorStoreError> {
+        self.ask(ReconcileSpace {
+            model_id: model_id.to_owned(),
+            dim,
+        })
+        .await
+    }
+
+    /// Re-embed progress.
+    pub async fn reembed_status(&self) -> Result<ReembedStatus, VectorStoreError> {
+        self.addr
+            .send(GetReembedStatus)
+            .await
+            .map_err(|e| VectorStoreError::Unavailable(e.to_string()))
+    }
+
+    /// Claims the single-flight re-embed slot.
+    pub async fn begin_reembed(&self, step: &'static str, total: u64) -> Result<(), VectorStoreError> {
+        self.ask(BeginReembed { step, total }).await
+    }
+
+    /// Records re-embed progress (or its end, with `finish`).
+    pub async fn record_reembed(
+        &self,
+        done: u64,
+        total: u64,
+        finish: Option<&'static str>,
+        error: Option<String>,
+    ) {
+        let _ = self
+            .addr
+            .send(RecordReembed {
+                done,
+                total,
+                finish,
+                error,
+            })
+            .await;
+    }
+
+    /// Semantic rows without a vector.
+    pub async fn missing_vectors(&self, limit: u32) -> Result<Vec<(String, String)>, VectorStoreError> {
+        self.ask(ListMissingVectors { limit }).await
+    }
+
+    /// How many semantic rows lack a vector.
+    pub async fn count_missing_vectors(&self) -> Result<u64, VectorStoreError> {
+        self.ask(CountMissingVectors).await
+    }
+
+    /// Stores backfilled vectors.
+    pub async fn store_vectors(
+        &self,
+        rows: Vec<(String, String, CommitVector)>,
+    ) -> Result<u64, VectorStoreError> {
+        self.ask(StoreVectors { rows }).await
     }
 
     /// Checks that the actor runs and the database answers.

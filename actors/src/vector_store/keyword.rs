@@ -69,11 +69,14 @@ impl KeywordQuery {
     /// Scores one row in [0, 1]. `value_text` is the value as a string
     /// (a JSON string's contents, otherwise its JSON text).
     pub fn score(&self, key: &str, value_text: &str) -> f64 {
+        self.score_stems(&stems(key), &stems(value_text))
+    }
+
+    /// Scores a row whose stems were computed beforehand (see [`stems`]).
+    pub fn score_stems(&self, key_stems: &HashSet<String>, value_stems: &HashSet<String>) -> f64 {
         if self.stems.is_empty() {
             return 0.0;
         }
-        let key_stems = stems(key);
-        let value_stems = stems(value_text);
         let total: f64 = self
             .stems
             .iter()

@@ -10,12 +10,23 @@ use super::transfer::MemoryExport;
 use super::types::{
     MemoryEvent, MemoryStats, ScoredEntry, SemanticEntry, SemanticWrite, WriteOutcome,
 };
+use super::context::render_semantic_block;
+use super::keyword::KeywordQuery;
+use super::mirror::QueryVector;
+use super::space::{self, CommitVector, ReembedStatus, SpaceInfo};
+use std::sync::Arc;
 use super::{db, report, VectorStore};
 
-/// Writes a semantic entry through validation, screening and the conflict ladder.
+/// Writes a semantic entry through validation, screening and the conflict
+/// ladder, with the vector embedded beforehand (if any).
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(WriteOutcome, SemanticEntry), VectorStoreError>")]
-pub struct WriteSemantic(pub SemanticWrite);
+pub struct WriteSemantic {
+    /// The write.
+    pub write: SemanticWrite,
+    /// Its vector and the space generation it was made in.
+    pub vector: Option<CommitVector>,
+}
 
 /// Writes a semantic entry only if the key has no active row (bulk import).
 #[derive(Debug, Message)]
@@ -50,12 +61,23 @@ pub struct ListSemantic {
     pub limit: u32,
 }
 
+/// An embedded query: the vector and the model that made it.
+#[derive(Debug, Clone)]
+pub struct EmbeddedQuery {
+    /// The vector.
+    pub vector: Arc<Vec<f32>>,
+    /// The model id.
+    pub model_id: String,
+}
+
 /// Searches semantic entries by relevance.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<Vec<ScoredEntry>, VectorStoreError>")]
 pub struct SearchSemantic {
     /// Free text; empty means recency order.
     pub query: String,
+    /// The query's embedding, when the embedder is ready.
+    pub embedded: Option<EmbeddedQuery>,
     /// At most this many.
     pub limit: usize,
 }
@@ -66,9 +88,80 @@ pub struct SearchSemantic {
 pub struct GetSemanticContext {
     /// The user's message (ranks the entries); empty means recency order.
     pub query: String,
+    /// The query's embedding, when the embedder is ready.
+    pub embedded: Option<EmbeddedQuery>,
     /// Character cap for the whole block.
     pub cap: usize,
 }
+
+/// Reports the active embedding space.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<SpaceInfo, VectorStoreError>")]
+pub struct GetSpace;
+
+/// Records the serving model as the space (bumping the generation and
+/// clearing foreign vectors if it changed). Returns the space and the
+/// number of vectors cleared.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(SpaceInfo, u64), VectorStoreError>")]
+pub struct ReconcileSpace {
+    /// The model id.
+    pub model_id: String,
+    /// Its dimension.
+    pub dim: usize,
+}
+
+/// Semantic rows without a vector: (key, value JSON).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<Vec<(String, String)>, VectorStoreError>")]
+pub struct ListMissingVectors {
+    /// At most this many.
+    pub limit: u32,
+}
+
+/// Counts semantic rows without a vector.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<u64, VectorStoreError>")]
+pub struct CountMissingVectors;
+
+/// Stores backfilled vectors (each only if its row is unchanged and the
+/// generation is current). Returns how many were stored.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<u64, VectorStoreError>")]
+pub struct StoreVectors {
+    /// (key, value JSON the vector was made from, vector).
+    pub rows: Vec<(String, String, CommitVector)>,
+}
+
+/// Claims the single-flight re-embed slot with `step` (`applying` or
+/// `running`); fails with `ReembedBusy` if taken.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(), VectorStoreError>")]
+pub struct BeginReembed {
+    /// The step to enter.
+    pub step: &'static str,
+    /// Rows to embed, if known.
+    pub total: u64,
+}
+
+/// Records sweep progress, or its end (`Some(step)` of `done`/`failed`).
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct RecordReembed {
+    /// Rows embedded so far.
+    pub done: u64,
+    /// Total to embed.
+    pub total: u64,
+    /// A final step, when finishing.
+    pub finish: Option<&'static str>,
+    /// Error, when failed.
+    pub error: Option<String>,
+}
+
+/// Reports re-embed progress.
+#[derive(Debug, Message)]
+#[rtype(result = "ReembedStatus")]
+pub struct GetReembedStatus;
 
 /// Lists the newest audit events.
 #[derive(Debug, Message)]
@@ -102,8 +195,9 @@ impl Handler<WriteSemantic> for VectorStore {
     type Result = AtomicResponse<Self, Result<(WriteOutcome, SemanticEntry), VectorStoreError>>;
 
     fn handle(&mut self, msg: WriteSemantic, _: &mut Context<Self>) -> Self::Result {
+        let space = self.space.clone();
         self.atomic(|pool, settings, now| async move {
-            semantic::write(&pool, &settings, msg.0, &now).await
+            semantic::write(&pool, &settings, msg.write, msg.vector, &space, &now).await
         })
     }
 }
@@ -146,13 +240,55 @@ impl Handler<ListSemantic> for VectorStore {
     }
 }
 
+impl VectorStore {
+    /// Brings the ranking mirror up to date (fetching only rows changed since
+    /// its last sequence number, off the actor), then ranks in the actor.
+    fn ranked<T: 'static>(
+        &mut self,
+        query: String,
+        embedded: Option<EmbeddedQuery>,
+        matches_only: bool,
+        finish: impl FnOnce(Vec<ScoredEntry>) -> T + 'static,
+    ) -> ResponseActFuture<Self, Result<T, VectorStoreError>> {
+        let since = self.mirror.seq();
+        let fetch = self.concurrent(move |pool, _, _| async move {
+            db::fetch_changed_semantic(&pool, since).await
+        });
+        Box::pin(fetch.map(move |changed, act, _| {
+            act.mirror.apply(changed?);
+            let keywords = KeywordQuery::new(&query);
+            // A query vector counts only if it was made by the model whose
+            // space the store holds.
+            let signature = act.space.signature();
+            let vector = embedded.as_ref().and_then(|e| {
+                let sig = signature.as_deref()?;
+                (act.space.model_id.as_deref() == Some(e.model_id.as_str())
+                    && act.space.dim == Some(e.vector.len()))
+                .then_some(QueryVector {
+                    vector: &e.vector,
+                    signature: sig,
+                })
+            });
+            // An empty query (no words, no vector) lists everything newest
+            // first even for search.
+            let everything = !matches_only || (keywords.is_empty() && vector.is_none());
+            let ranked = act
+                .mirror
+                .rank(&keywords, vector, |score| everything || score > 0.0);
+            Ok(finish(ranked))
+        }))
+    }
+}
+
 impl Handler<SearchSemantic> for VectorStore {
     type Result = ResponseActFuture<Self, Result<Vec<ScoredEntry>, VectorStoreError>>;
 
     fn handle(&mut self, msg: SearchSemantic, _: &mut Context<Self>) -> Self::Result {
-        self.concurrent(
-            |pool, _, _| async move { semantic::search(&pool, &msg.query, msg.limit).await },
-        )
+        let limit = msg.limit;
+        self.ranked(msg.query, msg.embedded, true, move |mut found| {
+            found.truncate(limit);
+            found
+        })
     }
 }
 
@@ -160,9 +296,125 @@ impl Handler<GetSemanticContext> for VectorStore {
     type Result = ResponseActFuture<Self, Result<String, VectorStoreError>>;
 
     fn handle(&mut self, msg: GetSemanticContext, _: &mut Context<Self>) -> Self::Result {
-        self.concurrent(
-            |pool, _, _| async move { semantic::context(&pool, &msg.query, msg.cap).await },
-        )
+        let cap = msg.cap;
+        // The block ranks every row (non-matches last, by recency); search
+        // keeps matches only.
+        self.ranked(msg.query, msg.embedded, false, move |ranked| {
+            render_semantic_block(&ranked, cap)
+        })
+    }
+}
+
+impl Handler<GetSpace> for VectorStore {
+    type Result = Result<SpaceInfo, VectorStoreError>;
+
+    fn handle(&mut self, _: GetSpace, _: &mut Context<Self>) -> Self::Result {
+        Ok(self.space.clone())
+    }
+}
+
+impl Handler<ReconcileSpace> for VectorStore {
+    type Result = AtomicResponse<Self, Result<(SpaceInfo, u64), VectorStoreError>>;
+
+    fn handle(&mut self, msg: ReconcileSpace, _: &mut Context<Self>) -> Self::Result {
+        let pool = match self.pool() {
+            Ok(pool) => pool,
+            Err(e) => return AtomicResponse::new(Box::pin(fut::ready(Err(e)))),
+        };
+        AtomicResponse::new(Box::pin(
+            async move { space::change_space(&pool, &msg.model_id, msg.dim).await }
+                .into_actor(self)
+                .map(|res, act, _| {
+                    if let Ok((space, cleared)) = &res {
+                        if *space != act.space {
+                            tracing::info!(?space, cleared, "embedding space changed");
+                        }
+                        act.space = space.clone();
+                    }
+                    res
+                }),
+        ))
+    }
+}
+
+impl Handler<ListMissingVectors> for VectorStore {
+    type Result = ResponseActFuture<Self, Result<Vec<(String, String)>, VectorStoreError>>;
+
+    fn handle(&mut self, msg: ListMissingVectors, _: &mut Context<Self>) -> Self::Result {
+        self.concurrent(move |pool, _, _| async move {
+            space::semantic_missing_vectors(&pool, msg.limit).await
+        })
+    }
+}
+
+impl Handler<CountMissingVectors> for VectorStore {
+    type Result = ResponseActFuture<Self, Result<u64, VectorStoreError>>;
+
+    fn handle(&mut self, _: CountMissingVectors, _: &mut Context<Self>) -> Self::Result {
+        self.concurrent(|pool, _, _| async move { space::count_semantic_missing(&pool).await })
+    }
+}
+
+impl Handler<StoreVectors> for VectorStore {
+    type Result = AtomicResponse<Self, Result<u64, VectorStoreError>>;
+
+    fn handle(&mut self, msg: StoreVectors, _: &mut Context<Self>) -> Self::Result {
+        let space = self.space.clone();
+        self.atomic(move |pool, _, _| async move {
+            let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+            let mut stored = 0;
+            for (key, value_json, vector) in msg.rows {
+                if let Some(sig) = vector.signature_in(&space) {
+                    if space::store_semantic_vector(&mut tx, &key, &value_json, &vector.vector, &sig)
+                        .await?
+                    {
+                        stored += 1;
+                    }
+                }
+            }
+            tx.commit().await?;
+            Ok(stored)
+        })
+    }
+}
+
+impl Handler<BeginReembed> for VectorStore {
+    type Result = Result<(), VectorStoreError>;
+
+    fn handle(&mut self, msg: BeginReembed, _: &mut Context<Self>) -> Self::Result {
+        if self.reembed.is_busy() {
+            return Err(VectorStoreError::ReembedBusy(self.reembed.step));
+        }
+        self.reembed = ReembedStatus {
+            step: msg.step,
+            done: 0,
+            total: msg.total,
+            error: None,
+        };
+        Ok(())
+    }
+}
+
+impl Handler<RecordReembed> for VectorStore {
+    type Result = ();
+
+    fn handle(&mut self, msg: RecordReembed, _: &mut Context<Self>) {
+        self.reembed.done = msg.done;
+        self.reembed.total = msg.total;
+        if let Some(step) = msg.finish {
+            self.reembed.step = step;
+            self.reembed.error = msg.error;
+        } else if self.reembed.step == "applying" {
+            self.reembed.step = "running";
+        }
+    }
+}
+
+impl Handler<GetReembedStatus> for VectorStore {
+    type Result = MessageResult<GetReembedStatus>;
+
+    fn handle(&mut self, _: GetReembedStatus, _: &mut Context<Self>) -> Self::Result {
+        MessageResult(self.reembed.clone())
     }
 }
 
@@ -179,7 +431,8 @@ impl Handler<GetStats> for VectorStore {
 
     fn handle(&mut self, _: GetStats, _: &mut Context<Self>) -> Self::Result {
         let path = self.db_path.clone();
-        self.concurrent(|pool, _, _| async move { report::stats(&pool, &path).await })
+        let space = self.space.clone();
+        self.concurrent(|pool, _, _| async move { report::stats(&pool, &path, space).await })
     }
 }
 

@@ -32,8 +32,11 @@ mod handle;
 mod keyword;
 mod ladder;
 mod messages;
+mod mirror;
 mod report;
 mod semantic;
+mod space;
+mod backfill;
 mod transfer;
 mod types;
 mod validate;
@@ -53,6 +56,8 @@ pub use handle::VectorStoreHandle;
 pub use keyword::KeywordQuery;
 pub use messages::*;
 pub use semantic::IfAbsentOutcome;
+pub use space::{semantic_document, signature, CommitVector, ReembedStatus, SpaceInfo};
+pub use backfill::run_backfill;
 pub use transfer::{
     ImportDocument, ImportEntry, ImportItem, ImportReport, MemoryExport, EXPORT_FORMAT,
     EXPORT_VERSION,
@@ -97,6 +102,9 @@ pub struct VectorStore {
     settings: StoreSettings,
     clock: SharedClock,
     closed: bool,
+    mirror: mirror::SemanticMirror,
+    space: SpaceInfo,
+    reembed: ReembedStatus,
 }
 
 impl VectorStore {
@@ -217,6 +225,7 @@ impl Supervised for VectorStore {
     fn restarting(&mut self, _ctx: &mut Self::Context) {
         tracing::warn!("VectorStore restarting");
         self.pool = None;
+        self.mirror.reset();
     }
 }
 
@@ -249,8 +258,14 @@ mod supervision_tests {
             settings: StoreSettings::default(),
             clock: system_clock(),
             closed: false,
+            mirror: Default::default(),
+            space: Default::default(),
+            reembed: Default::default(),
         });
-        let store = VectorStoreHandle { addr };
+        let store = VectorStoreHandle {
+            addr,
+            embedder: None,
+        };
         store.write_semantic(write("pref.before")).await.unwrap();
 
         doomed.close().await;

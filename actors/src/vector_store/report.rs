@@ -7,10 +7,17 @@ use sqlx::sqlite::SqlitePool;
 use super::db;
 use super::error::VectorStoreError;
 use super::transfer::{MemoryExport, EXPORT_FORMAT, EXPORT_VERSION};
+use super::space::SpaceInfo;
 use super::types::{EpisodicStats, MemoryStats, SemanticStats};
 
 /// Counts and sizes for the stats endpoint.
-pub async fn stats(pool: &SqlitePool, db_path: &Path) -> Result<MemoryStats, VectorStoreError> {
+/// `hybrid` once a model's space is recorded (rows then rank by cosine and
+/// keywords), else `keyword`.
+pub async fn stats(
+    pool: &SqlitePool,
+    db_path: &Path,
+    space: SpaceInfo,
+) -> Result<MemoryStats, VectorStoreError> {
     let semantic = SemanticStats {
         active: db::count(
             pool,
@@ -47,7 +54,8 @@ pub async fn stats(pool: &SqlitePool, db_path: &Path) -> Result<MemoryStats, Vec
         episodic,
         events,
         db_size_bytes: file_size(db_path) + file_size(&wal_path(db_path)),
-        retrieval: "keyword",
+        retrieval: if space.model_id.is_some() { "hybrid" } else { "keyword" },
+        embedding_space: space,
     })
 }
 

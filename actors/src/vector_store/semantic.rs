@@ -8,13 +8,13 @@
 
 use sqlx::sqlite::SqlitePool;
 
-use super::context::{render_semantic_block, value_text};
+use super::context::value_text;
 use super::db::{self, NewEvent};
 use super::error::VectorStoreError;
-use super::keyword::KeywordQuery;
 use super::ladder::{decide, Incumbent, Verdict};
-use super::types::{ScoredEntry, SemanticEntry, SemanticWrite, WriteOutcome};
+use super::types::{SemanticEntry, SemanticWrite, WriteOutcome};
 use super::validate::{validate_confidence, validate_key, validate_source, validate_value};
+use super::space::{store_semantic_vector, CommitVector, SpaceInfo};
 use super::StoreSettings;
 use crate::screening::{find_injection_in_json, redact};
 
@@ -69,10 +69,16 @@ async fn admit(
 }
 
 /// Writes one entry through the conflict ladder.
+///
+/// `vector` (embedded before this call, outside the store's critical
+/// section) is stored only if it was made in the current `space`
+/// generation; otherwise the row keeps a NULL vector for the backfill sweep.
 pub async fn write(
     pool: &SqlitePool,
     settings: &StoreSettings,
     write: SemanticWrite,
+    vector: Option<CommitVector>,
+    space: &SpaceInfo,
     now: &str,
 ) -> Result<(WriteOutcome, SemanticEntry), VectorStoreError> {
     let value_json = admit(pool, settings, &write, now).await?;
@@ -117,6 +123,9 @@ pub async fn write(
         now,
     )
     .await?;
+    if let Some((vector, sig)) = vector.and_then(|v| v.signature_in(space).map(|sig| (v, sig))) {
+        store_semantic_vector(&mut tx, &write.key, &value_json, &vector.vector, &sig).await?;
+    }
     db::record_event(
         &mut tx,
         NewEvent {
@@ -216,47 +225,4 @@ pub async fn get(pool: &SqlitePool, key: &str) -> Result<SemanticEntry, VectorSt
     db::fetch_active_semantic(&mut conn, key)
         .await?
         .ok_or_else(|| VectorStoreError::NotFound(key.to_owned()))
-}
-
-/// Every active row ranked for `query`: by keyword score, ties (and an empty
-/// query) by recency. This is the seam where vector scoring will blend in.
-pub async fn rank(pool: &SqlitePool, query: &str) -> Result<Vec<ScoredEntry>, VectorStoreError> {
-    let rows = db::list_semantic(pool, None, None).await?;
-    let query = KeywordQuery::new(query);
-    let mut scored: Vec<ScoredEntry> = rows
-        .into_iter()
-        .map(|entry| {
-            let score = query.score(&entry.key, &value_text(&entry.value));
-            ScoredEntry { entry, score }
-        })
-        .collect();
-    // `rows` is newest first and the sort is stable, so equal scores keep
-    // recency order.
-    scored.sort_by(|a, b| b.score.total_cmp(&a.score));
-    Ok(scored)
-}
-
-/// Rows matching `query` (score > 0), best first; an empty query lists the
-/// newest rows.
-pub async fn search(
-    pool: &SqlitePool,
-    query: &str,
-    limit: usize,
-) -> Result<Vec<ScoredEntry>, VectorStoreError> {
-    let empty = KeywordQuery::new(query).is_empty();
-    let mut ranked = rank(pool, query).await?;
-    if !empty {
-        ranked.retain(|s| s.score > 0.0);
-    }
-    ranked.truncate(limit);
-    Ok(ranked)
-}
-
-/// The `[Semantic Memory]` block for `query` within `cap` characters.
-pub async fn context(
-    pool: &SqlitePool,
-    query: &str,
-    cap: usize,
-) -> Result<String, VectorStoreError> {
-    Ok(render_semantic_block(&rank(pool, query).await?, cap))
 }

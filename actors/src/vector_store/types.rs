@@ -85,8 +85,10 @@ pub struct MemoryStats {
     pub events: i64,
     /// memory.db size on disk (main file plus WAL).
     pub db_size_bytes: u64,
-    /// Which retrieval the store uses now: `keyword` until an embedder is wired.
+    /// `hybrid` once an embedding space is recorded, else `keyword`.
     pub retrieval: &'static str,
+    /// The recorded embedding space.
+    pub embedding_space: super::space::SpaceInfo,
 }
 
 /// Semantic counts.

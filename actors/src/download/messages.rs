@@ -1,0 +1,132 @@
+//! The `DownloadManager` protocol: the public requests, plus the private
+//! reports the download thread sends back to the actor's mailbox.
+
+use std::path::PathBuf;
+
+use actix::prelude::*;
+
+use super::attempt::{AttemptFailure, Progress};
+use super::error::DownloadError;
+use super::types::{DownloadStatus, StartOutcome};
+use super::DownloadManager;
+
+/// Kicks a background download and returns at once (dashboard Enable/Retry,
+/// gateway start-up). An in-flight download is adopted, never duplicated.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<StartOutcome, DownloadError>")]
+pub struct StartDownload {
+    /// Attempts for a new download (ignored when one is adopted).
+    pub attempts: u32,
+}
+
+/// Resolves once the model is installed or every attempt failed. Concurrent
+/// callers share one in-flight download.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<PathBuf, DownloadError>")]
+pub struct EnsureModel {
+    /// Attempts for a new download (ignored when one is adopted).
+    pub attempts: u32,
+}
+
+/// A snapshot of the manager's status (dashboard polling).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<DownloadStatus, DownloadError>")]
+pub struct GetDownloadStatus;
+
+/// The installed, verified model file, if there is one.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<Option<PathBuf>, DownloadError>")]
+pub struct GetModelPath;
+
+/// The start-up check of an already-installed file finished.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub(super) struct CheckFinished(pub Result<(), DownloadError>);
+
+/// Progress from the attempt thread of job `job`.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub(super) struct AttemptProgress {
+    pub job: u64,
+    pub progress: Progress,
+}
+
+/// The attempt thread of job `job` is done.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub(super) struct AttemptFinished {
+    pub job: u64,
+    pub result: Result<PathBuf, AttemptFailure>,
+}
+
+impl Handler<StartDownload> for DownloadManager {
+    type Result = Result<StartOutcome, DownloadError>;
+
+    fn handle(&mut self, msg: StartDownload, ctx: &mut Context<Self>) -> Self::Result {
+        self.kick(msg.attempts, ctx)
+    }
+}
+
+impl Handler<EnsureModel> for DownloadManager {
+    type Result = ResponseFuture<Result<PathBuf, DownloadError>>;
+
+    fn handle(&mut self, msg: EnsureModel, ctx: &mut Context<Self>) -> Self::Result {
+        let waiter = match self.kick(msg.attempts, ctx) {
+            Ok(StartOutcome::AlreadyInstalled) => {
+                let path = self.target.clone();
+                return Box::pin(async move { Ok(path) });
+            }
+            Ok(StartOutcome::Started | StartOutcome::Adopted) => self.add_waiter(),
+            Err(e) => return Box::pin(async move { Err(e) }),
+        };
+        Box::pin(async move {
+            waiter.await.unwrap_or_else(|_| {
+                Err(DownloadError::Unavailable(
+                    "the download manager stopped before the download finished".into(),
+                ))
+            })
+        })
+    }
+}
+
+impl Handler<GetDownloadStatus> for DownloadManager {
+    type Result = Result<DownloadStatus, DownloadError>;
+
+    fn handle(&mut self, _: GetDownloadStatus, _: &mut Context<Self>) -> Self::Result {
+        self.forget_vanished_model();
+        Ok(self.status.clone())
+    }
+}
+
+impl Handler<GetModelPath> for DownloadManager {
+    type Result = Result<Option<PathBuf>, DownloadError>;
+
+    fn handle(&mut self, _: GetModelPath, _: &mut Context<Self>) -> Self::Result {
+        self.forget_vanished_model();
+        Ok(self.status.path.clone())
+    }
+}
+
+impl Handler<CheckFinished> for DownloadManager {
+    type Result = ();
+
+    fn handle(&mut self, msg: CheckFinished, ctx: &mut Context<Self>) {
+        self.on_check_finished(msg.0, ctx);
+    }
+}
+
+impl Handler<AttemptProgress> for DownloadManager {
+    type Result = ();
+
+    fn handle(&mut self, msg: AttemptProgress, _: &mut Context<Self>) {
+        self.on_progress(msg.job, msg.progress);
+    }
+}
+
+impl Handler<AttemptFinished> for DownloadManager {
+    type Result = ();
+
+    fn handle(&mut self, msg: AttemptFinished, ctx: &mut Context<Self>) {
+        self.on_attempt_finished(msg.job, msg.result, ctx);
+    }
+}

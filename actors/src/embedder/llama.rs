@@ -1,0 +1,499 @@
+//! The llama.cpp backend (spec: "In-Process Embedder"), through the
+//! `llama-cpp-2` crate.
+//!
+//! ## Threads
+//! `LlamaModel` is `Send + Sync`; `LlamaContext` is neither and borrows the
+//! model. So each worker is a dedicated thread that holds an
+//! `Arc<LlamaModel>` and creates its context on its own stack, then serves
+//! jobs from a channel until the backend is closed; dropping the channel
+//! ends the thread, the context and (with the last `Arc`) the model. That
+//! is the SyncArbiter shape without a `'static` borrow of the model.
+//!
+//! Loading runs on its own thread (`kc-embed-load`), so `is_ready` and the
+//! embed calls never wait for it: until the model is resident they answer
+//! `NotReady` at once. A failed load is retried only after a cooldown
+//! (300 s) so a broken file cannot spawn a loader per call.
+//!
+//! ## Threads per context
+//! Each context runs with `n_threads` (default 1): with 2 OpenMP threads on
+//! a 2-core machine whose other core is busy, llama.cpp's spinning barrier
+//! collapses to ~1 embedding/s (see shared/models/README.md). Parallelism
+//! comes from `workers` instead: a batch is split across worker contexts,
+//! each single-threaded, which degrades gracefully under load.
+//!
+//! ## Inputs
+//! Text gets the profile's query/document prefix, is tokenized with the
+//! model's special tokens, and is cut at `max_tokens` at a token boundary,
+//! keeping the final special token ([SEP]/EOS) when the tokenizer adds one,
+//! which is what sentence-transformers does.
+
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+use llama_cpp_2::context::params::{LlamaContextParams, LlamaPoolingType};
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::LlamaModel;
+use llama_cpp_2::token::LlamaToken;
+
+use super::backend::{BackendStatus, EmbedError, EmbedKind, EmbeddingBackend};
+use super::pack::{pack, split_by_weight};
+use super::profile::{detect, EmbeddingProfile, ModelFacts, Pooling};
+use super::vector::l2_normalize;
+
+/// Wait after a failed load before trying again.
+pub const LOAD_COOLDOWN: Duration = Duration::from_secs(300);
+
+/// Most sequences one decode call carries.
+const MAX_SEQS_PER_DECODE: usize = 64;
+
+/// Tunables of the llama.cpp backend.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlamaConfig {
+    /// The GGUF file.
+    pub path: PathBuf,
+    /// llama.cpp threads per context (1 cannot collapse under load).
+    pub n_threads: i32,
+    /// Worker contexts; a batch is spread over them.
+    pub workers: usize,
+    /// Token budget of one decode call.
+    pub batch_tokens: usize,
+    /// Forced profile name, or empty to detect.
+    pub profile: String,
+    /// Wait after a failed load.
+    pub cooldown: Duration,
+}
+
+impl LlamaConfig {
+    /// Defaults for `path`: 1 thread, 1 worker, 512-token decodes.
+    pub fn new(path: PathBuf) -> Self {
+        Self {
+            path,
+            n_threads: 1,
+            workers: 1,
+            batch_tokens: 512,
+            profile: String::new(),
+            cooldown: LOAD_COOLDOWN,
+        }
+    }
+}
+
+/// llama.cpp's process-wide backend: initialized once, never dropped
+/// (`llama_backend_free` would pull the rug from every model).
+fn llama_backend() -> Result<&'static LlamaBackend, EmbedError> {
+    static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
+    BACKEND
+        .get_or_init(|| {
+            let mut backend = LlamaBackend::init().map_err(|e| e.to_string())?;
+            // llama.cpp prints every tensor on load; our own logs say what matters.
+            backend.void_logs();
+            Ok(backend)
+        })
+        .as_ref()
+        .map_err(|e| EmbedError::Load(format!("llama.cpp backend: {e}")))
+}
+
+/// Model id for a GGUF path: its file stem (quantizations differ slightly,
+/// so each file is its own vector space).
+pub fn model_id_for(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().to_lowercase())
+        .unwrap_or_else(|| "embedding-model".to_owned())
+}
+
+struct Job {
+    seqs: Vec<Vec<LlamaToken>>,
+    reply: mpsc::Sender<Result<Vec<Vec<f32>>, EmbedError>>,
+}
+
+struct Loaded {
+    model: Arc<LlamaModel>,
+    dim: usize,
+    profile: EmbeddingProfile,
+    trailing_special: bool,
+    workers: Vec<mpsc::Sender<Job>>,
+    next_worker: AtomicUsize,
+}
+
+enum State {
+    Idle,
+    Loading,
+    Ready(Arc<Loaded>),
+    Failed { error: String, at: Instant },
+    Closed,
+}
+
+struct Shared {
+    config: LlamaConfig,
+    model_id: String,
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+/// The llama.cpp embedding backend.
+#[derive(Clone)]
+pub struct LlamaCppBackend {
+    shared: Arc<Shared>,
+}
+
+impl LlamaCppBackend {
+    /// A backend for `config.path`; nothing is loaded until first use
+    /// (or [`Self::start_loading`]).
+    pub fn new(config: LlamaConfig) -> Self {
+        let model_id = model_id_for(&config.path);
+        Self {
+            shared: Arc::new(Shared {
+                config,
+                model_id,
+                state: Mutex::new(State::Idle),
+                changed: Condvar::new(),
+            }),
+        }
+    }
+
+    /// Starts the background load now (if none ran or the cooldown passed).
+    pub fn start_loading(&self) {
+        self.kick();
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding this lock leaves a consistent enum value;
+        // keep serving rather than poisoning every later call.
+        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn kick(&self) {
+        let mut state = self.lock();
+        let start = match &*state {
+            State::Idle => true,
+            State::Failed { at, .. } => at.elapsed() >= self.shared.config.cooldown,
+            State::Loading | State::Ready(_) | State::Closed => false,
+        };
+        if !start {
+            return;
+        }
+        *state = State::Loading;
+        drop(state);
+        let shared = Arc::clone(&self.shared);
+        let spawned = std::thread::Builder::new()
+            .name("kc-embed-load".into())
+            .spawn(move || {
+                let started = Instant::now();
+                let outcome = load(&shared.config);
+                let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+                if matches!(*state, State::Closed) {
+                    return;
+                }
+                *state = match outcome {
+                    Ok(loaded) => {
+                        tracing::info!(
+                            model = %shared.model_id,
+                            dim = loaded.dim,
+                            profile = %loaded.profile.name,
+                            elapsed_ms = started.elapsed().as_millis() as u64,
+                            "embedding model loaded"
+                        );
+                        State::Ready(Arc::new(loaded))
+                    }
+                    Err(error) => {
+                        tracing::warn!(model = %shared.model_id, %error, "embedding model failed to load; retrying after cooldown");
+                        State::Failed {
+                            error,
+                            at: Instant::now(),
+                        }
+                    }
+                };
+                shared.changed.notify_all();
+            });
+        if let Err(e) = spawned {
+            *self.lock() = State::Failed {
+                error: format!("cannot start loader thread: {e}"),
+                at: Instant::now(),
+            };
+        }
+    }
+
+    fn loaded(&self) -> Result<Arc<Loaded>, EmbedError> {
+        let state = self.lock();
+        match &*state {
+            State::Ready(loaded) => Ok(Arc::clone(loaded)),
+            State::Closed => Err(EmbedError::Closed),
+            State::Idle | State::Loading | State::Failed { .. } => {
+                drop(state);
+                self.kick();
+                Err(EmbedError::NotReady)
+            }
+        }
+    }
+}
+
+fn load(config: &LlamaConfig) -> Result<Loaded, String> {
+    let meta = std::fs::metadata(&config.path)
+        .map_err(|e| format!("{}: {e}", config.path.display()))?;
+    if !meta.is_file() {
+        return Err(format!("{} is not a file", config.path.display()));
+    }
+    let backend = llama_backend().map_err(|e| e.to_string())?;
+    let model = LlamaModel::load_from_file(backend, &config.path, &LlamaModelParams::default())
+        .map_err(|e| format!("{}: not a loadable GGUF model ({e})", config.path.display()))?;
+    let arch = model.meta_val_str("general.architecture").unwrap_or_default();
+    let facts = ModelFacts {
+        name: model.meta_val_str("general.name").unwrap_or_default(),
+        file_name: config
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        pooling: model
+            .meta_val_str(&format!("{arch}.pooling_type"))
+            .ok()
+            .and_then(|v| v.trim().parse::<i64>().ok())
+            .and_then(Pooling::from_gguf),
+        n_ctx_train: model.n_ctx_train() as usize,
+    };
+    let profile = detect(&facts, &config.profile)?;
+    let dim = usize::try_from(model.n_embd_out()).unwrap_or(0);
+    if dim == 0 {
+        return Err("model reports no embedding dimension".into());
+    }
+    let vocab = model.vocab();
+    let trailing_special = vocab.should_add_eos() || vocab.should_add_sep();
+    let model = Arc::new(model);
+    let n_ctx = profile.max_tokens.max(config.batch_tokens) as u32;
+    let mut workers = Vec::new();
+    // Contexts are created one at a time: llama.cpp mutates the model while
+    // creating a context, so parallel creation is unsound.
+    for index in 0..config.workers.max(1) {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
+        let model = Arc::clone(&model);
+        let settings = WorkerSettings {
+            n_ctx,
+            n_threads: config.n_threads.max(1),
+            pooling: profile.pooling,
+            normalize: profile.normalize,
+        };
+        std::thread::Builder::new()
+            .name(format!("kc-embed-{index}"))
+            .spawn(move || worker(model, backend, settings, rx, ready_tx))
+            .map_err(|e| format!("cannot start embedding worker: {e}"))?;
+        ready_rx
+            .recv()
+            .map_err(|_| "embedding worker died while starting".to_owned())??;
+        workers.push(tx);
+    }
+    Ok(Loaded {
+        model,
+        dim,
+        profile,
+        trailing_special,
+        workers,
+        next_worker: AtomicUsize::new(0),
+    })
+}
+
+#[derive(Clone, Copy)]
+struct WorkerSettings {
+    n_ctx: u32,
+    n_threads: i32,
+    pooling: Pooling,
+    normalize: bool,
+}
+
+fn worker(
+    model: Arc<LlamaModel>,
+    backend: &'static LlamaBackend,
+    settings: WorkerSettings,
+    jobs: mpsc::Receiver<Job>,
+    ready: mpsc::Sender<Result<(), String>>,
+) {
+    let pooling = match settings.pooling {
+        Pooling::Mean => LlamaPoolingType::Mean,
+        Pooling::Cls => LlamaPoolingType::Cls,
+        Pooling::Last => LlamaPoolingType::Last,
+    };
+    let params = LlamaContextParams::default()
+        .with_embeddings(true)
+        .with_pooling_type(pooling)
+        .with_n_ctx(NonZeroU32::new(settings.n_ctx))
+        .with_n_batch(settings.n_ctx)
+        // Encoder models need a whole input in one micro-batch.
+        .with_n_ubatch(settings.n_ctx)
+        .with_n_seq_max(MAX_SEQS_PER_DECODE as u32)
+        .with_n_threads(settings.n_threads)
+        .with_n_threads_batch(settings.n_threads);
+    let mut ctx = match model.new_context(backend, params) {
+        Ok(ctx) => {
+            let _ = ready.send(Ok(()));
+            ctx
+        }
+        Err(e) => {
+            let _ = ready.send(Err(format!("cannot create a llama.cpp context: {e}")));
+            return;
+        }
+    };
+    let mut batch = LlamaBatch::new(settings.n_ctx as usize, MAX_SEQS_PER_DECODE as i32);
+    while let Ok(job) = jobs.recv() {
+        let lengths: Vec<usize> = job.seqs.iter().map(Vec::len).collect();
+        let mut out = vec![Vec::new(); job.seqs.len()];
+        let result = pack(&lengths, settings.n_ctx as usize, MAX_SEQS_PER_DECODE)
+            .into_iter()
+            .try_for_each(|group| {
+                batch.clear();
+                for (seq_id, &index) in group.iter().enumerate() {
+                    batch
+                        .add_sequence(&job.seqs[index], seq_id as i32, true)
+                        .map_err(|e| EmbedError::Inference(e.to_string()))?;
+                }
+                ctx.clear_kv_cache();
+                ctx.decode(&mut batch)
+                    .map_err(|e| EmbedError::Inference(e.to_string()))?;
+                for (seq_id, &index) in group.iter().enumerate() {
+                    let mut v = ctx
+                        .embeddings_seq_ith(seq_id as i32)
+                        .map_err(|e| EmbedError::Inference(e.to_string()))?
+                        .to_vec();
+                    if settings.normalize {
+                        l2_normalize(&mut v);
+                    }
+                    out[index] = v;
+                }
+                Ok(())
+            });
+        let _ = job.reply.send(result.map(|()| out));
+    }
+}
+
+impl Loaded {
+    fn tokenize(&self, text: &str, kind: EmbedKind) -> Result<Vec<LlamaToken>, EmbedError> {
+        if text.trim().is_empty() {
+            return Err(EmbedError::EmptyText);
+        }
+        let prefix = match kind {
+            EmbedKind::Query => &self.profile.query_prefix,
+            EmbedKind::Document => &self.profile.document_prefix,
+        };
+        let input = format!("{prefix}{text}");
+        let mut tokens = self.model.vocab().tokenize(input.as_bytes(), true, false);
+        let max = self.profile.max_tokens.max(2);
+        if tokens.len() > max {
+            if self.trailing_special {
+                let last = tokens[tokens.len() - 1];
+                tokens.truncate(max - 1);
+                tokens.push(last);
+            } else {
+                tokens.truncate(max);
+            }
+        }
+        if tokens.is_empty() {
+            return Err(EmbedError::EmptyText);
+        }
+        Ok(tokens)
+    }
+
+    fn run(&self, seqs: Vec<Vec<LlamaToken>>) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let weights: Vec<usize> = seqs.iter().map(Vec::len).collect();
+        let parts = if seqs.len() > 1 { self.workers.len() } else { 1 };
+        let ranges = split_by_weight(&weights, parts);
+        let mut pending = Vec::new();
+        let mut seqs = seqs.into_iter();
+        for range in ranges {
+            let chunk: Vec<_> = seqs.by_ref().take(range.len()).collect();
+            let worker = self.next_worker.fetch_add(1, Ordering::Relaxed) % self.workers.len();
+            let (reply, answer) = mpsc::channel();
+            self.workers[worker]
+                .send(Job { seqs: chunk, reply })
+                .map_err(|_| EmbedError::Closed)?;
+            pending.push(answer);
+        }
+        let mut out = Vec::new();
+        for answer in pending {
+            out.extend(answer.recv().map_err(|_| EmbedError::Closed)??);
+        }
+        Ok(out)
+    }
+}
+
+impl EmbeddingBackend for LlamaCppBackend {
+    fn model_id(&self) -> String {
+        self.shared.model_id.clone()
+    }
+
+    fn dim(&self) -> Option<usize> {
+        match &*self.lock() {
+            State::Ready(loaded) => Some(loaded.dim),
+            _ => None,
+        }
+    }
+
+    fn is_ready(&self) -> bool {
+        self.loaded().is_ok()
+    }
+
+    fn wait_ready(&self, timeout: Duration) -> bool {
+        self.kick();
+        let deadline = Instant::now() + timeout;
+        let mut state = self.lock();
+        loop {
+            match &*state {
+                State::Ready(_) => return true,
+                State::Failed { .. } | State::Closed | State::Idle => return false,
+                State::Loading => {}
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            state = self
+                .shared
+                .changed
+                .wait_timeout(state, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+
+    fn embed_batch(&self, texts: &[String], kind: EmbedKind) -> Result<Vec<Vec<f32>>, EmbedError> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let loaded = self.loaded()?;
+        let seqs = texts
+            .iter()
+            .map(|t| loaded.tokenize(t, kind))
+            .collect::<Result<Vec<_>, _>>()?;
+        loaded.run(seqs)
+    }
+
+    fn status(&self) -> BackendStatus {
+        let state = self.lock();
+        let (name, error, loaded) = match &*state {
+            State::Idle => ("idle", None, None),
+            State::Loading => ("loading", None, None),
+            State::Ready(l) => ("ready", None, Some(Arc::clone(l))),
+            State::Failed { error, .. } => ("failed", Some(error.clone()), None),
+            State::Closed => ("closed", None, None),
+        };
+        BackendStatus {
+            state: name,
+            model_id: Some(self.shared.model_id.clone()),
+            dim: loaded.as_ref().map(|l| l.dim),
+            error,
+            path: Some(self.shared.config.path.display().to_string()),
+            profile: loaded.map(|l| l.profile.clone()),
+        }
+    }
+
+    fn close(&self) {
+        let mut state = self.lock();
+        // Dropping `Loaded` drops the worker channels: each worker finishes
+        // its current job, exits, and frees its context and model reference.
+        *state = State::Closed;
+        self.shared.changed.notify_all();
+    }
+}

@@ -1,0 +1,90 @@
+//! The re-embed sweep: gives every semantic row without a vector one
+//! (spec: "Automatic migration → Re-embed sweep", "Dashboard Enable Flow").
+//!
+//! NULL vectors come from writes made while no model was ready, from bulk
+//! imports, and from a model change (which clears the old space). The sweep
+//! runs in the background, in batches, embedding outside the store and
+//! committing each batch with the generation it sampled first, so a model
+//! swap in the middle only costs the rows of one batch (they stay NULL and
+//! the next sweep picks them up). Progress lands in the store's `reembed`
+//! snapshot; only one sweep (or model apply) runs at a time.
+
+use super::error::VectorStoreError;
+use super::handle::VectorStoreHandle;
+use super::space::{semantic_document, CommitVector};
+use crate::embedder::EmbedKind;
+
+/// Rows per embed batch.
+const BATCH: u32 = 32;
+
+/// Runs one sweep to completion. `claimed` says the caller already holds
+/// the single-flight slot (the model apply flow); otherwise this claims it
+/// and fails with `ReembedBusy` if taken. Returns the rows embedded.
+pub async fn run_backfill(store: &VectorStoreHandle, claimed: bool) -> Result<u64, VectorStoreError> {
+    let Some(embedder) = store.embedder().cloned() else {
+        return Ok(0);
+    };
+    let total = store.count_missing_vectors().await?;
+    if !claimed {
+        store.begin_reembed("running", total).await?;
+    }
+    let outcome = sweep(store, &embedder, total).await;
+    match &outcome {
+        Ok(done) => {
+            tracing::info!(done, total, "re-embed sweep finished");
+            store.record_reembed(*done, total, Some("done"), None).await;
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "re-embed sweep failed");
+            store.record_reembed(0, total, Some("failed"), Some(e.to_string())).await;
+        }
+    }
+    outcome
+}
+
+async fn sweep(
+    store: &VectorStoreHandle,
+    embedder: &crate::embedder::EmbedderHandle,
+    total: u64,
+) -> Result<u64, VectorStoreError> {
+    let mut done = 0u64;
+    store.record_reembed(0, total, None, None).await;
+    loop {
+        let rows = store.missing_vectors(BATCH).await?;
+        if rows.is_empty() {
+            return Ok(done);
+        }
+        let generation = store.space().await?.generation;
+        let documents: Vec<String> = rows
+            .iter()
+            .map(|(key, value)| semantic_document(key, value))
+            .collect();
+        let embedded = embedder
+            .embed_texts(documents, EmbedKind::Document)
+            .await
+            .map_err(|e| VectorStoreError::Unavailable(format!("embedding failed: {e}")))?;
+        let batch: Vec<_> = rows
+            .into_iter()
+            .zip(embedded.vectors)
+            .map(|((key, value), vector)| {
+                (
+                    key,
+                    value,
+                    CommitVector {
+                        vector,
+                        model_id: embedded.model_id.clone(),
+                        generation,
+                    },
+                )
+            })
+            .collect();
+        let stored = store.store_vectors(batch).await?;
+        if stored == 0 {
+            // Every row of the batch changed under us or the space moved:
+            // stop rather than spin; the next sweep starts over.
+            return Ok(done);
+        }
+        done += stored;
+        store.record_reembed(done, total.max(done), None, None).await;
+    }
+}

@@ -1,0 +1,215 @@
+//! The llama.cpp embedder against the real models in ../shared/models:
+//! reference vectors, batching, truncation, loading rules, and the actor's
+//! cache and swap seam. Skipped with a printed reason only when the models
+//! folder is absent.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use kirocrew_actors::embedder::vector::cosine;
+use kirocrew_actors::embedder::{
+    BackendFactory, EmbedError, EmbedKind, EmbedderHandle, EmbeddingBackend, LlamaConfig,
+    LlamaCppBackend, SharedBackend,
+};
+use serde_json::Value;
+
+fn models_dir() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/models");
+    if dir.join("all-minilm-l6-v2-f16.gguf").exists() {
+        Some(dir)
+    } else {
+        eprintln!("skipped: ../shared/models is absent");
+        None
+    }
+}
+
+struct Reference {
+    text: String,
+    embedding: Vec<f32>,
+}
+
+fn references(dir: &std::path::Path) -> Vec<Reference> {
+    let doc: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("all-minilm-l6-v2.reference.json")).unwrap(),
+    )
+    .unwrap();
+    doc["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| Reference {
+            text: item["text"].as_str().unwrap().to_owned(),
+            embedding: item["embedding"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap() as f32)
+                .collect(),
+        })
+        .collect()
+}
+
+fn backend(path: PathBuf) -> LlamaCppBackend {
+    let backend = LlamaCppBackend::new(LlamaConfig::new(path));
+    assert!(backend.wait_ready(Duration::from_secs(60)), "{:?}", backend.status());
+    backend
+}
+
+fn texts(refs: &[Reference]) -> Vec<String> {
+    refs.iter().map(|r| r.text.clone()).collect()
+}
+
+#[test]
+fn f16_matches_the_sentence_transformers_reference() {
+    let Some(dir) = models_dir() else { return };
+    let refs = references(&dir);
+    let backend = backend(dir.join("all-minilm-l6-v2-f16.gguf"));
+    assert_eq!(backend.dim(), Some(384));
+    for r in &refs {
+        let v = backend.embed(&r.text, EmbedKind::Document).unwrap();
+        let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-4, "normalized");
+        let c = cosine(&v, &r.embedding);
+        // Items 11-16 are ~2,000-character texts: this also checks the
+        // 256-token cut that keeps the final [SEP].
+        assert!(c > 0.999, "cos {c} for {:.40}", r.text);
+    }
+    let status = backend.status();
+    assert_eq!(status.state, "ready");
+    assert_eq!(status.profile.unwrap().max_tokens, 256);
+}
+
+#[test]
+fn q8_matches_and_related_sentences_score_above_unrelated() {
+    let Some(dir) = models_dir() else { return };
+    let refs = references(&dir);
+    let backend = backend(dir.join("all-minilm-l6-v2-q8_0.gguf"));
+    let vectors = backend.embed_batch(&texts(&refs), EmbedKind::Document).unwrap();
+    for (v, r) in vectors.iter().zip(&refs) {
+        assert!(cosine(v, &r.embedding) > 0.998);
+    }
+    // Paraphrase pairs (0,1), (2,3), (4,5), (6,7) beat every unrelated pair.
+    let pairs = [(0, 1), (2, 3), (4, 5), (6, 7)];
+    let weakest_pair = pairs
+        .iter()
+        .map(|&(a, b)| cosine(&vectors[a], &vectors[b]))
+        .fold(f32::MAX, f32::min);
+    for a in 0..10 {
+        for b in (a + 1)..10 {
+            if !pairs.contains(&(a, b)) {
+                assert!(cosine(&vectors[a], &vectors[b]) < weakest_pair, "{a},{b}");
+            }
+        }
+    }
+}
+
+#[test]
+fn batch_results_equal_single_results() {
+    let Some(dir) = models_dir() else { return };
+    let refs = references(&dir);
+    let mut config = LlamaConfig::new(dir.join("all-minilm-l6-v2-f16.gguf"));
+    config.workers = 2;
+    let backend = LlamaCppBackend::new(config);
+    assert!(backend.wait_ready(Duration::from_secs(60)));
+    let all = texts(&refs);
+    let batch = backend.embed_batch(&all, EmbedKind::Document).unwrap();
+    assert_eq!(batch.len(), all.len());
+    for (text, b) in all.iter().zip(&batch) {
+        let single = backend.embed(text, EmbedKind::Document).unwrap();
+        assert!(cosine(&single, b) > 0.9999, "{:.40}", text);
+    }
+}
+
+#[test]
+fn empty_text_is_an_error_not_a_zero_vector() {
+    let Some(dir) = models_dir() else { return };
+    let backend = backend(dir.join("all-minilm-l6-v2-q8_0.gguf"));
+    for text in ["", "   ", "\n\t"] {
+        assert_eq!(backend.embed(text, EmbedKind::Query), Err(EmbedError::EmptyText));
+    }
+    let mixed = vec!["fine".to_owned(), " ".to_owned()];
+    assert_eq!(backend.embed_batch(&mixed, EmbedKind::Query), Err(EmbedError::EmptyText));
+}
+
+#[test]
+fn not_ready_at_once_while_loading_and_closed_after_close() {
+    let Some(dir) = models_dir() else { return };
+    let backend = LlamaCppBackend::new(LlamaConfig::new(dir.join("all-minilm-l6-v2-f16.gguf")));
+    let started = Instant::now();
+    assert_eq!(backend.embed("hello", EmbedKind::Query), Err(EmbedError::NotReady));
+    assert!(started.elapsed() < Duration::from_millis(50), "never blocks on the load");
+    assert!(backend.wait_ready(Duration::from_secs(60)));
+    assert!(backend.embed("hello", EmbedKind::Query).is_ok());
+    backend.close();
+    assert_eq!(backend.embed("hello", EmbedKind::Query), Err(EmbedError::Closed));
+    assert_eq!(backend.status().state, "closed");
+}
+
+#[test]
+fn failed_loads_are_retried_only_after_the_cooldown() {
+    let Some(dir) = models_dir() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("model.gguf");
+    let mut config = LlamaConfig::new(path.clone());
+    config.cooldown = Duration::from_millis(400);
+    let backend = LlamaCppBackend::new(config);
+    // Missing file.
+    assert!(!backend.wait_ready(Duration::from_secs(5)));
+    let status = backend.status();
+    assert_eq!(status.state, "failed");
+    assert!(status.error.unwrap().contains("model.gguf"));
+    // Corrupt file: still inside the cooldown, nothing reloads.
+    std::fs::write(&path, b"GGUF but not really a model").unwrap();
+    assert_eq!(backend.embed("x", EmbedKind::Query), Err(EmbedError::NotReady));
+    assert_eq!(backend.status().state, "failed");
+    std::thread::sleep(Duration::from_millis(450));
+    assert!(!backend.wait_ready(Duration::from_secs(10)));
+    assert!(backend.status().error.unwrap().contains("not a loadable GGUF"));
+    // A good file after the next cooldown loads.
+    std::fs::copy(dir.join("all-minilm-l6-v2-q8_0.gguf"), &path).unwrap();
+    std::thread::sleep(Duration::from_millis(450));
+    assert!(backend.wait_ready(Duration::from_secs(60)));
+}
+
+fn factory(path: PathBuf) -> BackendFactory {
+    Arc::new(move || Arc::new(LlamaCppBackend::new(LlamaConfig::new(path.clone()))) as SharedBackend)
+}
+
+#[actix_rt::test]
+async fn actor_caches_and_swaps_backends() {
+    let Some(dir) = models_dir() else { return };
+    let handle = EmbedderHandle::start(factory(dir.join("all-minilm-l6-v2-f16.gguf")));
+    assert!(matches!(
+        handle.embed("warm up", EmbedKind::Query).await,
+        Err(EmbedError::NotReady)
+    ));
+    assert!(handle.wait_ready(Duration::from_secs(60)).await.unwrap());
+    let (model, first) = handle.embed("a cat on a windowsill", EmbedKind::Query).await.unwrap();
+    assert_eq!(model, "all-minilm-l6-v2-f16");
+    let (_, again) = handle.embed("a cat on a windowsill", EmbedKind::Query).await.unwrap();
+    assert!(Arc::ptr_eq(&first, &again), "second call is a cache hit");
+    let stats = handle.status().await.unwrap().cache;
+    assert_eq!((stats.hits, stats.misses), (1, 1));
+
+    // Swap to the Q8_0 file: new model id, no stale cache hit.
+    let q8: SharedBackend = Arc::new(LlamaCppBackend::new(LlamaConfig::new(
+        dir.join("all-minilm-l6-v2-q8_0.gguf"),
+    )));
+    handle.swap_backend(Some(q8)).await.unwrap();
+    assert!(handle.wait_ready(Duration::from_secs(60)).await.unwrap());
+    let (model, swapped) = handle.embed("a cat on a windowsill", EmbedKind::Query).await.unwrap();
+    assert_eq!(model, "all-minilm-l6-v2-q8_0");
+    assert!(!Arc::ptr_eq(&first, &swapped));
+    assert!(cosine(&first, &swapped) > 0.998);
+    // Restoring the default brings the F16 model back.
+    handle.swap_backend(None).await.unwrap();
+    assert!(handle.wait_ready(Duration::from_secs(60)).await.unwrap());
+    let (model, _) = handle.embed("a cat", EmbedKind::Query).await.unwrap();
+    assert_eq!(model, "all-minilm-l6-v2-f16");
+    // Empty input is refused before any work.
+    assert!(matches!(
+        handle.embed_texts(vec!["ok".into(), "".into()], EmbedKind::Document).await,
+        Err(EmbedError::EmptyText)
+    ));
+}

@@ -1,0 +1,313 @@
+//! Embeddings in the service: which model file serves, the background
+//! download at boot, readiness → space reconcile → backfill, and the status
+//! the dashboard polls (spec: "In-Process Embedder", "Model Download
+//! Manager", "Dashboard Enable Flow").
+//!
+//! The model path resolves as `KIROCREW_EMBED_MODEL_PATH` (wins; the apply
+//! endpoint refuses to change it) > `memory.embed_model_path` > the
+//! download target `$KIROCREW_HOME/models/<file>` of the configured source.
+//! The daemon never blocks start-up on any of this: memory runs keyword-only
+//! until the model is resident, then picks vectors up without a restart.
+
+mod apply;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use kirocrew_actors::download::{
+    DownloadHandle, DownloadSettings, DownloadStatus, DownloadStep, ModelSource,
+    DOWNLOAD_ATTEMPTS_BACKGROUND,
+};
+use kirocrew_actors::embedder::{
+    BackendFactory, EmbedderHandle, EmbedderStatus, LlamaConfig, LlamaCppBackend, SharedBackend,
+};
+use kirocrew_actors::vector_store::{run_backfill, ReembedStatus, VectorStoreHandle};
+use serde::Serialize;
+
+pub use apply::{validate_model_file, ApplyError, ModelCheck};
+
+use crate::config::Settings;
+use crate::home::DataHome;
+
+/// The environment variable that pins the model file.
+pub const MODEL_PATH_ENV: &str = "KIROCREW_EMBED_MODEL_PATH";
+
+/// How long boot waits for a model to load before giving up this round.
+const LOAD_WAIT: Duration = Duration::from_secs(600);
+
+/// Everything embedding-related the routes and the daemon need.
+#[derive(Clone)]
+pub struct EmbeddingRuntime {
+    /// The embedder.
+    pub embedder: EmbedderHandle,
+    /// The download manager.
+    pub download: DownloadHandle,
+    /// The store, with the embedder attached.
+    pub store: VectorStoreHandle,
+    home: DataHome,
+    default_path: PathBuf,
+    env_override: bool,
+    llama: Arc<LlamaConfig>,
+}
+
+/// Where the model file comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelChoice {
+    /// The file to load.
+    pub path: PathBuf,
+    /// Whether `KIROCREW_EMBED_MODEL_PATH` chose it.
+    pub env_override: bool,
+    /// Whether it is the download target (so a missing file is fetched).
+    pub downloadable: bool,
+}
+
+/// Resolves the model file (pure, for tests).
+pub fn choose_model(env_path: Option<&str>, config_path: &str, download_target: &Path) -> ModelChoice {
+    match env_path.map(str::trim).filter(|p| !p.is_empty()) {
+        Some(p) => ModelChoice {
+            path: PathBuf::from(p),
+            env_override: true,
+            downloadable: false,
+        },
+        None if !config_path.trim().is_empty() => ModelChoice {
+            path: PathBuf::from(config_path.trim()),
+            env_override: false,
+            downloadable: false,
+        },
+        None => ModelChoice {
+            path: download_target.to_path_buf(),
+            env_override: false,
+            downloadable: true,
+        },
+    }
+}
+
+impl EmbeddingRuntime {
+    /// Starts the embedder and download manager and attaches them to
+    /// `store`. Loads nothing and downloads nothing yet (see [`Self::boot`]).
+    pub fn start(home: &DataHome, settings: &Settings, store: VectorStoreHandle) -> Self {
+        let source = ModelSource::from_env(
+            &settings.memory.embed_model_url,
+            &settings.memory.embed_model_sha256,
+        );
+        let models_dir = home.root().join("models");
+        let default_path = models_dir.join(&source.file_name);
+        let env_path = std::env::var(MODEL_PATH_ENV).ok();
+        let choice = choose_model(env_path.as_deref(), &settings.memory.embed_model_path, &default_path);
+        let mut llama = LlamaConfig::new(choice.path.clone());
+        llama.n_threads = settings.memory.embed_threads as i32;
+        llama.workers = settings.memory.embed_workers as usize;
+        llama.profile = settings.memory.embed_model_profile.clone();
+        let llama = Arc::new(llama);
+        let embedder = EmbedderHandle::start(factory_for(Arc::clone(&llama)));
+        let download = DownloadHandle::start(source, DownloadSettings::from_env(models_dir));
+        Self {
+            embedder: embedder.clone(),
+            download,
+            store: store.with_embedder(embedder),
+            home: home.clone(),
+            default_path,
+            env_override: choice.env_override,
+            llama,
+        }
+    }
+
+    /// The daemon's background boot task: fetch the model if it is the
+    /// download target and missing, load it, record its space, re-embed
+    /// rows that lack vectors. Never called by one-shot CLI commands.
+    pub async fn boot(self) {
+        let path = self.serving_path().await;
+        let downloadable = !self.env_override && path == self.default_path;
+        if !path.exists() && downloadable {
+            match self.download.ensure_model(DOWNLOAD_ATTEMPTS_BACKGROUND).await {
+                Ok(installed) => {
+                    tracing::info!(path = %installed.display(), "embedding model installed");
+                    // A fresh backend: the old one may sit in its cooldown
+                    // after failing on the missing file.
+                    let _ = self.embedder.swap_backend(None).await;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "embedding model unavailable; memory stays keyword-only");
+                    return;
+                }
+            }
+        }
+        self.activate().await;
+    }
+
+    /// Waits for the serving model, records its space and backfills.
+    pub async fn activate(&self) {
+        match self.embedder.wait_ready(LOAD_WAIT).await {
+            Ok(true) => {}
+            Ok(false) | Err(_) => {
+                tracing::warn!("embedding model did not load; memory stays keyword-only");
+                return;
+            }
+        }
+        let Ok(status) = self.embedder.status().await else { return };
+        let (Some(model_id), Some(dim)) = (status.backend.model_id, status.backend.dim) else {
+            return;
+        };
+        if let Err(e) = self.store.reconcile_space(&model_id, dim).await {
+            tracing::error!(error = %e, "recording the embedding space failed");
+            return;
+        }
+        if let Err(e) = run_backfill(&self.store, false).await {
+            tracing::warn!(error = %e, "re-embed sweep did not run");
+        }
+    }
+
+    /// The file the embedder is (or will be) serving.
+    pub async fn serving_path(&self) -> PathBuf {
+        self.embedder
+            .status()
+            .await
+            .ok()
+            .and_then(|s| s.backend.path)
+            .map(PathBuf::from)
+            .unwrap_or_else(|| self.llama.path.clone())
+    }
+
+    /// Whether `KIROCREW_EMBED_MODEL_PATH` pins the model.
+    pub fn env_override(&self) -> bool {
+        self.env_override
+    }
+
+    /// The download target (what an empty path reverts to).
+    pub fn default_path(&self) -> &Path {
+        &self.default_path
+    }
+
+    /// A backend for `path` with the configured threads and profile.
+    pub fn backend_for(&self, path: &Path) -> SharedBackend {
+        let mut config = (*self.llama).clone();
+        config.path = path.to_path_buf();
+        Arc::new(LlamaCppBackend::new(config))
+    }
+
+    /// The data home.
+    pub fn home(&self) -> &DataHome {
+        &self.home
+    }
+
+    /// The snapshot behind `GET /api/memory/embedding-status`.
+    pub async fn status(&self) -> EmbeddingStatus {
+        let embedder = self.embedder.status().await.ok();
+        let download = self.download.status().await.ok();
+        let reembed = self.store.reembed_status().await.unwrap_or_default();
+        let path = self.serving_path().await;
+        EmbeddingStatus::assemble(embedder, download, reembed, path.exists())
+    }
+
+    /// Closes the embedder (shutdown).
+    pub async fn close(&self) {
+        let _ = self.embedder.close().await;
+    }
+}
+
+fn factory_for(config: Arc<LlamaConfig>) -> BackendFactory {
+    Arc::new(move || Arc::new(LlamaCppBackend::new((*config).clone())) as SharedBackend)
+}
+
+/// `GET /api/memory/embedding-status`, in the spec's vocabulary.
+#[derive(Debug, Clone, Serialize)]
+pub struct EmbeddingStatus {
+    /// Always true: embeddings cannot be turned off.
+    pub enabled: bool,
+    /// The legacy token the shipped frontend checks.
+    pub provider: &'static str,
+    /// Legacy vocabulary: idle / downloading / done / error.
+    pub setup_step: &'static str,
+    /// Raw download step.
+    pub download_step: DownloadStep,
+    /// Current download attempt.
+    pub download_attempt: u32,
+    /// Bytes downloaded.
+    pub bytes_downloaded: u64,
+    /// Download size, when known.
+    pub bytes_total: Option<u64>,
+    /// Model file present or model loaded.
+    pub server_healthy: bool,
+    /// The serving model.
+    pub model_id: Option<String>,
+    /// Its vector dimension (once loaded).
+    pub model_dim: Option<usize>,
+    /// The model file.
+    pub model_path: Option<String>,
+    /// Load state: idle / loading / ready / failed / closed.
+    pub model_state: &'static str,
+    /// The latest download or load error.
+    pub error: Option<String>,
+    /// Whether the dashboard should offer Retry.
+    pub can_retry: bool,
+    /// Background re-embed progress.
+    pub reembed: ReembedStatus,
+    /// Embedding cache counters.
+    pub cache: Option<kirocrew_actors::embedder::CacheStats>,
+}
+
+impl EmbeddingStatus {
+    fn assemble(
+        embedder: Option<EmbedderStatus>,
+        download: Option<DownloadStatus>,
+        reembed: ReembedStatus,
+        file_present: bool,
+    ) -> Self {
+        let backend = embedder.as_ref().map(|e| &e.backend);
+        let model_state = backend.map_or("idle", |b| b.state);
+        let ready = model_state == "ready";
+        let step = download.as_ref().map_or(DownloadStep::Idle, |d| d.step);
+        let setup_step = if ready {
+            "done"
+        } else {
+            match step {
+                DownloadStep::Ready => "done",
+                DownloadStep::Failed => "error",
+                DownloadStep::Downloading | DownloadStep::Verifying | DownloadStep::WaitingRetry => {
+                    "downloading"
+                }
+                DownloadStep::Idle if model_state == "failed" => "error",
+                DownloadStep::Idle => "idle",
+            }
+        };
+        let error = download
+            .as_ref()
+            .and_then(|d| d.error.clone())
+            .or_else(|| backend.and_then(|b| b.error.clone()));
+        Self {
+            enabled: true,
+            provider: "ollama",
+            setup_step,
+            download_step: step,
+            download_attempt: download.as_ref().map_or(0, |d| d.attempt),
+            bytes_downloaded: download.as_ref().map_or(0, |d| d.bytes_downloaded),
+            bytes_total: download.as_ref().and_then(|d| d.bytes_total),
+            server_healthy: file_present || ready,
+            model_id: backend.and_then(|b| b.model_id.clone()),
+            model_dim: backend.and_then(|b| b.dim),
+            model_path: backend.and_then(|b| b.path.clone()),
+            model_state,
+            can_retry: setup_step == "error",
+            error,
+            reembed,
+            cache: embedder.map(|e| e.cache),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_path_precedence() {
+        let target = Path::new("/home/x/models/qwen.gguf");
+        let env = choose_model(Some("/m/a.gguf"), "/m/b.gguf", target);
+        assert_eq!((env.path.as_path(), env.env_override, env.downloadable), (Path::new("/m/a.gguf"), true, false));
+        let cfg = choose_model(None, "/m/b.gguf", target);
+        assert_eq!((cfg.path.as_path(), cfg.env_override), (Path::new("/m/b.gguf"), false));
+        let default = choose_model(Some("  "), "", target);
+        assert_eq!((default.path.as_path(), default.downloadable), (target, true));
+    }
+}
