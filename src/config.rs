@@ -169,7 +169,8 @@ impl Settings {
             return bad("memory.embed_workers", "must be between 1 and 16".into());
         }
         let profiles = kirocrew_actors::embedder::known_profiles();
-        if !m.embed_model_profile.is_empty() && !profiles.contains(&m.embed_model_profile.as_str()) {
+        if !m.embed_model_profile.is_empty() && !profiles.contains(&m.embed_model_profile.as_str())
+        {
             return bad(
                 "memory.embed_model_profile",
                 format!("unknown profile; known: {}", profiles.join(", ")),

@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use kirocrew_actors::download::{
     backoff_delay, file_name_from_url, resolve_source, DownloadError, DownloadHandle,
-    DownloadSettings, DownloadStep, ModelSource, StartOutcome, DEFAULT_MODEL_SHA256,
-    DEFAULT_MODEL_URL, GGUF_MIN_BYTES,
+    DownloadSettings, DownloadStep, ModelSource, StartOutcome, DEFAULT_MODEL_FILE_NAME,
+    DEFAULT_MODEL_SHA256, DEFAULT_MODEL_URL, GGUF_MIN_BYTES,
 };
 use sha2::{Digest, Sha256};
 use tempfile::TempDir;
@@ -576,10 +576,13 @@ fn source_resolution_backoff_and_file_names() {
     let mirror = "https://mirror.example/m/Qwen.Q8.gguf?dl=1";
     assert_eq!(resolve_source(None, "", "", None), ModelSource::builtin());
     let s = resolve_source(Some(mirror), "https://cfg.example/c.gguf", "", None);
+    // Unpinned custom URL: a mirror of the built-in model, held to its pin.
     assert_eq!(
-        (s.url.as_str(), s.file_name.as_str()),
-        (mirror, "Qwen.Q8.gguf")
+        (s.url.as_str(), s.file_name.as_str(), s.sha256.as_deref()),
+        (mirror, DEFAULT_MODEL_FILE_NAME, Some(DEFAULT_MODEL_SHA256))
     );
+    let s = resolve_source(Some(mirror), "", &"ab".repeat(32), None);
+    assert_eq!(s.file_name, "Qwen.Q8.gguf");
     let s = resolve_source(None, "https://cfg.example/c.bin", "AA", Some(""));
     assert_eq!(s.file_name, "c.bin.gguf");
     assert_eq!(s.sha256.as_deref(), Some("aa"));

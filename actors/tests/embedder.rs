@@ -52,7 +52,11 @@ fn references(dir: &std::path::Path) -> Vec<Reference> {
 
 fn backend(path: PathBuf) -> LlamaCppBackend {
     let backend = LlamaCppBackend::new(LlamaConfig::new(path));
-    assert!(backend.wait_ready(Duration::from_secs(60)), "{:?}", backend.status());
+    assert!(
+        backend.wait_ready(Duration::from_secs(60)),
+        "{:?}",
+        backend.status()
+    );
     backend
 }
 
@@ -85,7 +89,9 @@ fn q8_matches_and_related_sentences_score_above_unrelated() {
     let Some(dir) = models_dir() else { return };
     let refs = references(&dir);
     let backend = backend(dir.join("all-minilm-l6-v2-q8_0.gguf"));
-    let vectors = backend.embed_batch(&texts(&refs), EmbedKind::Document).unwrap();
+    let vectors = backend
+        .embed_batch(&texts(&refs), EmbedKind::Document)
+        .unwrap();
     for (v, r) in vectors.iter().zip(&refs) {
         assert!(cosine(v, &r.embedding) > 0.998);
     }
@@ -126,10 +132,16 @@ fn empty_text_is_an_error_not_a_zero_vector() {
     let Some(dir) = models_dir() else { return };
     let backend = backend(dir.join("all-minilm-l6-v2-q8_0.gguf"));
     for text in ["", "   ", "\n\t"] {
-        assert_eq!(backend.embed(text, EmbedKind::Query), Err(EmbedError::EmptyText));
+        assert_eq!(
+            backend.embed(text, EmbedKind::Query),
+            Err(EmbedError::EmptyText)
+        );
     }
     let mixed = vec!["fine".to_owned(), " ".to_owned()];
-    assert_eq!(backend.embed_batch(&mixed, EmbedKind::Query), Err(EmbedError::EmptyText));
+    assert_eq!(
+        backend.embed_batch(&mixed, EmbedKind::Query),
+        Err(EmbedError::EmptyText)
+    );
 }
 
 #[test]
@@ -137,12 +149,21 @@ fn not_ready_at_once_while_loading_and_closed_after_close() {
     let Some(dir) = models_dir() else { return };
     let backend = LlamaCppBackend::new(LlamaConfig::new(dir.join("all-minilm-l6-v2-f16.gguf")));
     let started = Instant::now();
-    assert_eq!(backend.embed("hello", EmbedKind::Query), Err(EmbedError::NotReady));
-    assert!(started.elapsed() < Duration::from_millis(50), "never blocks on the load");
+    assert_eq!(
+        backend.embed("hello", EmbedKind::Query),
+        Err(EmbedError::NotReady)
+    );
+    assert!(
+        started.elapsed() < Duration::from_millis(50),
+        "never blocks on the load"
+    );
     assert!(backend.wait_ready(Duration::from_secs(60)));
     assert!(backend.embed("hello", EmbedKind::Query).is_ok());
     backend.close();
-    assert_eq!(backend.embed("hello", EmbedKind::Query), Err(EmbedError::Closed));
+    assert_eq!(
+        backend.embed("hello", EmbedKind::Query),
+        Err(EmbedError::Closed)
+    );
     assert_eq!(backend.status().state, "closed");
 }
 
@@ -161,11 +182,18 @@ fn failed_loads_are_retried_only_after_the_cooldown() {
     assert!(status.error.unwrap().contains("model.gguf"));
     // Corrupt file: still inside the cooldown, nothing reloads.
     std::fs::write(&path, b"GGUF but not really a model").unwrap();
-    assert_eq!(backend.embed("x", EmbedKind::Query), Err(EmbedError::NotReady));
+    assert_eq!(
+        backend.embed("x", EmbedKind::Query),
+        Err(EmbedError::NotReady)
+    );
     assert_eq!(backend.status().state, "failed");
     std::thread::sleep(Duration::from_millis(450));
     assert!(!backend.wait_ready(Duration::from_secs(10)));
-    assert!(backend.status().error.unwrap().contains("not a loadable GGUF"));
+    assert!(backend
+        .status()
+        .error
+        .unwrap()
+        .contains("not a loadable GGUF"));
     // A good file after the next cooldown loads.
     std::fs::copy(dir.join("all-minilm-l6-v2-q8_0.gguf"), &path).unwrap();
     std::thread::sleep(Duration::from_millis(450));
@@ -173,7 +201,9 @@ fn failed_loads_are_retried_only_after_the_cooldown() {
 }
 
 fn factory(path: PathBuf) -> BackendFactory {
-    Arc::new(move || Arc::new(LlamaCppBackend::new(LlamaConfig::new(path.clone()))) as SharedBackend)
+    Arc::new(move || {
+        Arc::new(LlamaCppBackend::new(LlamaConfig::new(path.clone()))) as SharedBackend
+    })
 }
 
 #[actix_rt::test]
@@ -185,9 +215,15 @@ async fn actor_caches_and_swaps_backends() {
         Err(EmbedError::NotReady)
     ));
     assert!(handle.wait_ready(Duration::from_secs(60)).await.unwrap());
-    let (model, first) = handle.embed("a cat on a windowsill", EmbedKind::Query).await.unwrap();
+    let (model, first) = handle
+        .embed("a cat on a windowsill", EmbedKind::Query)
+        .await
+        .unwrap();
     assert_eq!(model, "all-minilm-l6-v2-f16");
-    let (_, again) = handle.embed("a cat on a windowsill", EmbedKind::Query).await.unwrap();
+    let (_, again) = handle
+        .embed("a cat on a windowsill", EmbedKind::Query)
+        .await
+        .unwrap();
     assert!(Arc::ptr_eq(&first, &again), "second call is a cache hit");
     let stats = handle.status().await.unwrap().cache;
     assert_eq!((stats.hits, stats.misses), (1, 1));
@@ -198,7 +234,10 @@ async fn actor_caches_and_swaps_backends() {
     )));
     handle.swap_backend(Some(q8)).await.unwrap();
     assert!(handle.wait_ready(Duration::from_secs(60)).await.unwrap());
-    let (model, swapped) = handle.embed("a cat on a windowsill", EmbedKind::Query).await.unwrap();
+    let (model, swapped) = handle
+        .embed("a cat on a windowsill", EmbedKind::Query)
+        .await
+        .unwrap();
     assert_eq!(model, "all-minilm-l6-v2-q8_0");
     assert!(!Arc::ptr_eq(&first, &swapped));
     assert!(cosine(&first, &swapped) > 0.998);
@@ -209,7 +248,9 @@ async fn actor_caches_and_swaps_backends() {
     assert_eq!(model, "all-minilm-l6-v2-f16");
     // Empty input is refused before any work.
     assert!(matches!(
-        handle.embed_texts(vec!["ok".into(), "".into()], EmbedKind::Document).await,
+        handle
+            .embed_texts(vec!["ok".into(), "".into()], EmbedKind::Document)
+            .await,
         Err(EmbedError::EmptyText)
     ));
 }

@@ -13,7 +13,15 @@ use anyhow::Context;
 use clap::Subcommand;
 use serde_json::Value;
 
+use crate::config::Settings;
+use crate::embedding::{choose_model, MODEL_PATH_ENV};
 use crate::home::DataHome;
+use kirocrew_actors::download::ModelSource;
+use kirocrew_actors::embedder::{EmbedderHandle, LlamaConfig, LlamaCppBackend, SharedBackend};
+use std::sync::Arc;
+
+/// How long a one-shot command waits for the model to load.
+const MODEL_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
 use kirocrew_actors::clock::system_clock;
 use kirocrew_actors::vector_store::{
     SemanticEntry, SemanticWrite, VectorStoreHandle, USER_EXPLICIT,
@@ -102,10 +110,61 @@ pub fn run(home: DataHome, cmd: MemoryCommand) -> anyhow::Result<ExitCode> {
             VectorStoreHandle::open(home.memory_db(), settings.store_settings(), system_clock())
                 .await
                 .with_context(|| format!("opening {}", home.memory_db().display()))?;
+        // Search and set rank and store like the daemon when the model file
+        // is present; the CLI never downloads it.
+        let wants_model = matches!(
+            cmd,
+            MemoryCommand::Search { .. } | MemoryCommand::Set { .. }
+        );
+        let embedder = if wants_model {
+            local_embedder(&home, &settings).await
+        } else {
+            None
+        };
+        let store = match &embedder {
+            Some(embedder) => store.with_embedder(embedder.clone()),
+            None => store,
+        };
         let result = execute(&store, cmd, settings.memory.semantic_context_cap).await;
+        if let Some(embedder) = embedder {
+            let _ = embedder.close().await;
+        }
         store.close().await.context("closing memory.db")?;
         result
     })
+}
+
+/// The configured embedding model, loaded, if its file exists.
+async fn local_embedder(home: &DataHome, settings: &Settings) -> Option<EmbedderHandle> {
+    let source = ModelSource::from_env(
+        &settings.memory.embed_model_url,
+        &settings.memory.embed_model_sha256,
+    );
+    let default = home.root().join("models").join(&source.file_name);
+    let env_path = std::env::var(MODEL_PATH_ENV).ok();
+    let choice = choose_model(
+        env_path.as_deref(),
+        &settings.memory.embed_model_path,
+        &default,
+    );
+    if !choice.path.is_file() {
+        return None;
+    }
+    let mut config = LlamaConfig::new(choice.path);
+    config.n_threads = settings.memory.embed_threads as i32;
+    config.workers = 1;
+    config.profile = settings.memory.embed_model_profile.clone();
+    let config = Arc::new(config);
+    let embedder = EmbedderHandle::start(Arc::new(move || {
+        Arc::new(LlamaCppBackend::new((*config).clone())) as SharedBackend
+    }));
+    match embedder.wait_ready(MODEL_WAIT).await {
+        Ok(true) => Some(embedder),
+        _ => {
+            eprintln!("note: the embedding model did not load; keyword search only");
+            None
+        }
+    }
 }
 
 async fn execute(

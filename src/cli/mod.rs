@@ -5,6 +5,7 @@
 //! both read and write) and never download anything. Errors print one
 //! `error: …` line to stderr and exit 1; usage errors exit 2.
 
+mod bench;
 mod config_cmd;
 mod doctor;
 mod memory;
@@ -43,6 +44,9 @@ pub enum Command {
     Config(config_cmd::ConfigCommand),
     /// Check the installation and the data home.
     Doctor,
+    /// Measure performance.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
 }
 
 /// Parses the process arguments and runs the command.
@@ -64,6 +68,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Memory(cmd) => memory::run(home, cmd),
         Command::Config(cmd) => config_cmd::run(home, cmd),
         Command::Doctor => doctor::run(home),
+        Command::Bench(cmd) => bench::run(cmd),
     }
 }
 

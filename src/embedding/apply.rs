@@ -30,7 +30,9 @@ const APPLY_WAIT: Duration = Duration::from_secs(600);
 #[derive(Debug, thiserror::Error)]
 pub enum ApplyError {
     /// `KIROCREW_EMBED_MODEL_PATH` pins the model.
-    #[error("KIROCREW_EMBED_MODEL_PATH is set; it wins at load, so the model cannot be changed here")]
+    #[error(
+        "KIROCREW_EMBED_MODEL_PATH is set; it wins at load, so the model cannot be changed here"
+    )]
     EnvOverride,
     /// A re-embed or another apply holds the single-flight slot.
     #[error("a re-embed or model change is already running")]
@@ -138,7 +140,12 @@ impl EmbeddingRuntime {
             .swap_backend(Some(self.backend_for(target)))
             .await
             .map_err(|e| e.to_string())?;
-        if !self.embedder.wait_ready(APPLY_WAIT).await.map_err(|e| e.to_string())? {
+        if !self
+            .embedder
+            .wait_ready(APPLY_WAIT)
+            .await
+            .map_err(|e| e.to_string())?
+        {
             let status = self.embedder.status().await.map_err(|e| e.to_string())?;
             return Err(status
                 .backend

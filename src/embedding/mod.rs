@@ -63,7 +63,11 @@ pub struct ModelChoice {
 }
 
 /// Resolves the model file (pure, for tests).
-pub fn choose_model(env_path: Option<&str>, config_path: &str, download_target: &Path) -> ModelChoice {
+pub fn choose_model(
+    env_path: Option<&str>,
+    config_path: &str,
+    download_target: &Path,
+) -> ModelChoice {
     match env_path.map(str::trim).filter(|p| !p.is_empty()) {
         Some(p) => ModelChoice {
             path: PathBuf::from(p),
@@ -94,7 +98,11 @@ impl EmbeddingRuntime {
         let models_dir = home.root().join("models");
         let default_path = models_dir.join(&source.file_name);
         let env_path = std::env::var(MODEL_PATH_ENV).ok();
-        let choice = choose_model(env_path.as_deref(), &settings.memory.embed_model_path, &default_path);
+        let choice = choose_model(
+            env_path.as_deref(),
+            &settings.memory.embed_model_path,
+            &default_path,
+        );
         let mut llama = LlamaConfig::new(choice.path.clone());
         llama.n_threads = settings.memory.embed_threads as i32;
         llama.workers = settings.memory.embed_workers as usize;
@@ -120,7 +128,11 @@ impl EmbeddingRuntime {
         let path = self.serving_path().await;
         let downloadable = !self.env_override && path == self.default_path;
         if !path.exists() && downloadable {
-            match self.download.ensure_model(DOWNLOAD_ATTEMPTS_BACKGROUND).await {
+            match self
+                .download
+                .ensure_model(DOWNLOAD_ATTEMPTS_BACKGROUND)
+                .await
+            {
                 Ok(installed) => {
                     tracing::info!(path = %installed.display(), "embedding model installed");
                     // A fresh backend: the old one may sit in its cooldown
@@ -145,7 +157,9 @@ impl EmbeddingRuntime {
                 return;
             }
         }
-        let Ok(status) = self.embedder.status().await else { return };
+        let Ok(status) = self.embedder.status().await else {
+            return;
+        };
         let (Some(model_id), Some(dim)) = (status.backend.model_id, status.backend.dim) else {
             return;
         };
@@ -264,9 +278,9 @@ impl EmbeddingStatus {
             match step {
                 DownloadStep::Ready => "done",
                 DownloadStep::Failed => "error",
-                DownloadStep::Downloading | DownloadStep::Verifying | DownloadStep::WaitingRetry => {
-                    "downloading"
-                }
+                DownloadStep::Downloading
+                | DownloadStep::Verifying
+                | DownloadStep::WaitingRetry => "downloading",
                 DownloadStep::Idle if model_state == "failed" => "error",
                 DownloadStep::Idle => "idle",
             }
@@ -304,10 +318,19 @@ mod tests {
     fn model_path_precedence() {
         let target = Path::new("/home/x/models/qwen.gguf");
         let env = choose_model(Some("/m/a.gguf"), "/m/b.gguf", target);
-        assert_eq!((env.path.as_path(), env.env_override, env.downloadable), (Path::new("/m/a.gguf"), true, false));
+        assert_eq!(
+            (env.path.as_path(), env.env_override, env.downloadable),
+            (Path::new("/m/a.gguf"), true, false)
+        );
         let cfg = choose_model(None, "/m/b.gguf", target);
-        assert_eq!((cfg.path.as_path(), cfg.env_override), (Path::new("/m/b.gguf"), false));
+        assert_eq!(
+            (cfg.path.as_path(), cfg.env_override),
+            (Path::new("/m/b.gguf"), false)
+        );
         let default = choose_model(Some("  "), "", target);
-        assert_eq!((default.path.as_path(), default.downloadable), (target, true));
+        assert_eq!(
+            (default.path.as_path(), default.downloadable),
+            (target, true)
+        );
     }
 }

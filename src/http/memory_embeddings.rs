@@ -54,7 +54,10 @@ async fn enable(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     if path != runtime.default_path() {
         return Err(ApiError::validation(
             "model_missing",
-            format!("the configured model file {} does not exist", path.display()),
+            format!(
+                "the configured model file {} does not exist",
+                path.display()
+            ),
         ));
     }
     runtime
@@ -92,7 +95,9 @@ async fn set_model(
             body.path.trim().into()
         };
         let check = validate_model_file(&path)?;
-        return Ok(HttpResponse::Ok().json(json!({"ok": true, "validate_only": true, "model": check})));
+        return Ok(
+            HttpResponse::Ok().json(json!({"ok": true, "validate_only": true, "model": check}))
+        );
     }
     let check = runtime.apply_model(&body.path).await?;
     Ok(HttpResponse::Ok().json(json!({"ok": true, "model": check, "reembed": "running"})))

@@ -25,14 +25,18 @@ async fn wait_for(app: &TestApp, what: &str, ok: impl Fn(&Value) -> bool) -> Val
         if ok(&status) {
             return status;
         }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}: {status}");
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}: {status}"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 
 async fn ready_and_swept(app: &TestApp) -> Value {
     wait_for(app, "model ready and sweep done", |s| {
-        s["model_state"] == "ready" && !matches!(s["reembed"]["step"].as_str(), Some("applying" | "running"))
+        s["model_state"] == "ready"
+            && !matches!(s["reembed"]["step"].as_str(), Some("applying" | "running"))
     })
     .await
 }
@@ -43,7 +47,9 @@ fn post(app: &TestApp, path: &str, body: Value) -> reqwest::RequestBuilder {
 
 #[actix_web::test]
 async fn semantic_search_ranks_by_meaning_once_the_model_is_ready() {
-    let Some(model) = shared_model(Q8) else { return };
+    let Some(model) = shared_model(Q8) else {
+        return;
+    };
     let app = spawn_app_with(|s| s.memory.embed_model_path = model.display().to_string()).await;
     let status = ready_and_swept(&app).await;
     assert_eq!(status["model_id"], "all-minilm-l6-v2-q8_0");
@@ -53,7 +59,10 @@ async fn semantic_search_ranks_by_meaning_once_the_model_is_ready() {
     assert_eq!(status["provider"], "ollama");
 
     for (key, value) in [
-        ("pref.pet", "has a kitten that naps in the sun by the window"),
+        (
+            "pref.pet",
+            "has a kitten that naps in the sun by the window",
+        ),
         ("user.job", "works as a trader on the stock exchange"),
         ("project.site", "the marketing website is built with Astro"),
     ] {
@@ -64,54 +73,90 @@ async fn semantic_search_ranks_by_meaning_once_the_model_is_ready() {
     assert_eq!(stats["semantic"]["embedded"], 3);
     assert_eq!(stats["retrieval"], "hybrid");
     // No word in common with the best answer: only the vectors can find it.
-    let found = app.get_json("/api/memory/semantic?q=cat%20sleeping%20near%20a%20window").await;
+    let found = app
+        .get_json("/api/memory/semantic?q=cat%20sleeping%20near%20a%20window")
+        .await;
     assert_eq!(found["entries"][0]["key"], "pref.pet", "{found}");
-    let found = app.get_json("/api/memory/semantic?q=shares%20and%20equities").await;
+    let found = app
+        .get_json("/api/memory/semantic?q=shares%20and%20equities")
+        .await;
     assert_eq!(found["entries"][0]["key"], "user.job", "{found}");
     let preview = app.get_json("/api/memory/context-preview?q=feline").await;
-    assert!(preview["semantic"].as_str().unwrap().starts_with("[Semantic Memory]\npref.pet:"));
+    assert!(preview["semantic"]
+        .as_str()
+        .unwrap()
+        .starts_with("[Semantic Memory]\npref.pet:"));
     // A changed value replaces its vector; the row stays embedded.
-    app.put_semantic(json!({"key": "pref.pet", "value": "owns a parrot that talks"})).await;
-    assert_eq!(app.get_json("/api/memory/stats").await["semantic"]["embedded"], 3);
+    app.put_semantic(json!({"key": "pref.pet", "value": "owns a parrot that talks"}))
+        .await;
+    assert_eq!(
+        app.get_json("/api/memory/stats").await["semantic"]["embedded"],
+        3
+    );
     let found = app.get_json("/api/memory/semantic?q=bird").await;
     assert_eq!(found["entries"][0]["key"], "pref.pet");
 }
 
 #[actix_web::test]
 async fn model_changes_validate_apply_roll_back_and_revert() {
-    let (Some(q8), Some(f16)) = (shared_model(Q8), shared_model(F16)) else { return };
+    let (Some(q8), Some(f16)) = (shared_model(Q8), shared_model(F16)) else {
+        return;
+    };
     let app = spawn_app_with(|s| s.memory.embed_model_path = q8.display().to_string()).await;
     ready_and_swept(&app).await;
     for i in 0..12 {
         app.put_semantic(json!({"key": format!("user.fact{i}"), "value": format!("fact number {i} about the user")}))
             .await;
     }
-    assert_eq!(app.get_json("/api/memory/stats").await["semantic"]["embedded"], 12);
+    assert_eq!(
+        app.get_json("/api/memory/stats").await["semantic"]["embedded"],
+        12
+    );
 
     // validate_only checks the file and leaves the live model alone.
-    let r = post(&app, "/api/memory/embedding-model", json!({"path": f16, "validate_only": true}))
-        .send()
-        .await
-        .unwrap();
+    let r = post(
+        &app,
+        "/api/memory/embedding-model",
+        json!({"path": f16, "validate_only": true}),
+    )
+    .send()
+    .await
+    .unwrap();
     assert_eq!(r.status(), 200);
     let body: Value = r.json().await.unwrap();
     assert_eq!(body["model"]["size_bytes"], 46_226_592);
-    assert_eq!(app.get_json("/api/memory/embedding-status").await["model_id"], "all-minilm-l6-v2-q8_0");
+    assert_eq!(
+        app.get_json("/api/memory/embedding-status").await["model_id"],
+        "all-minilm-l6-v2-q8_0"
+    );
     for (path, why) in [
         (app.home_path().join("missing.gguf"), "missing"),
-        (write_file(app.home_path(), "small.gguf", b"GGUF tiny"), "too small"),
-        (write_file(app.home_path(), "text.gguf", &vec![b'x'; 2 << 20]), "not GGUF"),
+        (
+            write_file(app.home_path(), "small.gguf", b"GGUF tiny"),
+            "too small",
+        ),
+        (
+            write_file(app.home_path(), "text.gguf", &vec![b'x'; 2 << 20]),
+            "not GGUF",
+        ),
     ] {
-        let r = post(&app, "/api/memory/embedding-model", json!({"path": path, "validate_only": true}))
-            .send()
-            .await
-            .unwrap();
+        let r = post(
+            &app,
+            "/api/memory/embedding-model",
+            json!({"path": path, "validate_only": true}),
+        )
+        .send()
+        .await
+        .unwrap();
         let message = assert_error(r, 422, "invalid_model").await;
         assert!(!message.is_empty(), "{why}");
     }
 
     // Apply the F16 file: new space, every row re-embedded.
-    let r = post(&app, "/api/memory/embedding-model", json!({"path": f16})).send().await.unwrap();
+    let r = post(&app, "/api/memory/embedding-model", json!({"path": f16}))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
     let status = ready_and_swept(&app).await;
     assert_eq!(status["model_id"], "all-minilm-l6-v2-f16");
@@ -120,32 +165,59 @@ async fn model_changes_validate_apply_roll_back_and_revert() {
     assert_eq!(stats["semantic"]["embedded"], 12);
     assert_eq!(stats["embedding_space"]["model_id"], "all-minilm-l6-v2-f16");
     let config = read_config(app.home_path());
-    assert_eq!(config["memory"]["embed_model_path"], f16.display().to_string());
+    assert_eq!(
+        config["memory"]["embed_model_path"],
+        f16.display().to_string()
+    );
 
     // A corrupt GGUF: rejected, rolled back, the F16 model still serves and
     // config still names it.
     let mut corrupt = b"GGUF".to_vec();
     corrupt.extend(std::iter::repeat_n(7u8, 2 << 20));
     let corrupt = write_file(app.home_path(), "corrupt.gguf", &corrupt);
-    let r = post(&app, "/api/memory/embedding-model", json!({"path": corrupt})).send().await.unwrap();
+    let r = post(
+        &app,
+        "/api/memory/embedding-model",
+        json!({"path": corrupt}),
+    )
+    .send()
+    .await
+    .unwrap();
     assert_error(r, 422, "model_rejected").await;
     let status = ready_and_swept(&app).await;
     assert_eq!(status["model_id"], "all-minilm-l6-v2-f16");
-    assert_eq!(read_config(app.home_path())["memory"]["embed_model_path"], f16.display().to_string());
-    assert_eq!(app.get_json("/api/memory/stats").await["semantic"]["embedded"], 12);
-    let found = app.get_json("/api/memory/semantic?q=fact%20number%207").await;
+    assert_eq!(
+        read_config(app.home_path())["memory"]["embed_model_path"],
+        f16.display().to_string()
+    );
+    assert_eq!(
+        app.get_json("/api/memory/stats").await["semantic"]["embedded"],
+        12
+    );
+    let found = app
+        .get_json("/api/memory/semantic?q=fact%20number%207")
+        .await;
     assert_eq!(found["entries"][0]["key"], "user.fact7");
 
     // An empty path reverts to the default download target.
     let default = app.home_path().join("models/qwen3-embedding-0.6b.gguf");
     std::fs::create_dir_all(default.parent().unwrap()).unwrap();
     std::fs::copy(&q8, &default).unwrap();
-    let r = post(&app, "/api/memory/embedding-model", json!({"path": ""})).send().await.unwrap();
+    let r = post(&app, "/api/memory/embedding-model", json!({"path": ""}))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
     let status = ready_and_swept(&app).await;
     assert_eq!(status["model_id"], "qwen3-embedding-0.6b");
-    assert_eq!(read_config(app.home_path())["memory"]["embed_model_path"], "");
-    assert_eq!(app.get_json("/api/memory/stats").await["semantic"]["embedded"], 12);
+    assert_eq!(
+        read_config(app.home_path())["memory"]["embed_model_path"],
+        ""
+    );
+    assert_eq!(
+        app.get_json("/api/memory/stats").await["semantic"]["embedded"],
+        12
+    );
 }
 
 #[actix_web::test]
@@ -153,16 +225,29 @@ async fn rows_written_before_the_model_are_backfilled() {
     let Some(q8) = shared_model(Q8) else { return };
     let app = spawn_app_with(|_| {}).await;
     for i in 0..5 {
-        app.put_semantic(json!({"key": format!("pref.k{i}"), "value": format!("value {i}")})).await;
+        app.put_semantic(json!({"key": format!("pref.k{i}"), "value": format!("value {i}")}))
+            .await;
     }
     let stats = app.get_json("/api/memory/stats").await;
-    assert_eq!((stats["semantic"]["embedded"].as_u64(), stats["retrieval"].as_str()), (Some(0), Some("keyword")));
-    let r = post(&app, "/api/memory/embedding-model", json!({"path": q8})).send().await.unwrap();
+    assert_eq!(
+        (
+            stats["semantic"]["embedded"].as_u64(),
+            stats["retrieval"].as_str()
+        ),
+        (Some(0), Some("keyword"))
+    );
+    let r = post(&app, "/api/memory/embedding-model", json!({"path": q8}))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 200);
     let status = ready_and_swept(&app).await;
     assert_eq!(status["reembed"]["total"], 5);
     assert_eq!(status["reembed"]["done"], 5);
-    assert_eq!(app.get_json("/api/memory/stats").await["semantic"]["embedded"], 5);
+    assert_eq!(
+        app.get_json("/api/memory/stats").await["semantic"]["embedded"],
+        5
+    );
 }
 
 #[actix_web::test]
@@ -183,7 +268,13 @@ async fn boot_downloads_the_model_from_its_mirror_then_serves_vectors() {
     assert!(app.home_path().join("models/model.gguf").exists());
     assert_eq!(server.requests.load(Ordering::SeqCst), 1);
     // Enabling again adopts the installed model: no second download.
-    let r: Value = post(&app, "/api/memory/enable-embeddings", json!({})).send().await.unwrap().json().await.unwrap();
+    let r: Value = post(&app, "/api/memory/enable-embeddings", json!({}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(r["ok"], true);
     assert_eq!(server.requests.load(Ordering::SeqCst), 1);
 }
@@ -191,16 +282,28 @@ async fn boot_downloads_the_model_from_its_mirror_then_serves_vectors() {
 #[actix_web::test]
 async fn disable_is_gone_and_enable_without_a_model_reports_why() {
     let app = spawn_app_with(|_| {}).await;
-    let r = post(&app, "/api/memory/disable-embeddings", json!({})).send().await.unwrap();
+    let r = post(&app, "/api/memory/disable-embeddings", json!({}))
+        .send()
+        .await
+        .unwrap();
     assert_error(r, 410, "gone").await;
     // The configured file does not exist and is not a download target.
-    let r = post(&app, "/api/memory/enable-embeddings", json!({})).send().await.unwrap();
+    let r = post(&app, "/api/memory/enable-embeddings", json!({}))
+        .send()
+        .await
+        .unwrap();
     assert_error(r, 422, "model_missing").await;
     let status = wait_for(&app, "the load to fail", |s| s["model_state"] == "failed").await;
     assert_eq!(status["server_healthy"], false);
     assert_eq!(status["setup_step"], "error");
-    assert!(status["error"].as_str().unwrap().contains("no-model.gguf"), "{status}");
-    let r = post(&app, "/api/memory/embedding-model", json!({"pathh": "x"})).send().await.unwrap();
+    assert!(
+        status["error"].as_str().unwrap().contains("no-model.gguf"),
+        "{status}"
+    );
+    let r = post(&app, "/api/memory/embedding-model", json!({"pathh": "x"}))
+        .send()
+        .await
+        .unwrap();
     assert_error(r, 422, "invalid_body").await;
 }
 
@@ -211,7 +314,8 @@ fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
 }
 
 fn read_config(home: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(home.join("config.json")).unwrap_or("{}".into())).unwrap()
+    serde_json::from_str(&std::fs::read_to_string(home.join("config.json")).unwrap_or("{}".into()))
+        .unwrap()
 }
 
 /// Serves one file over HTTP on 127.0.0.1, counting requests.
@@ -240,9 +344,53 @@ impl ModelServer {
                     "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n",
                     body.len()
                 );
-                let _ = stream.write_all(head.as_bytes()).and_then(|()| stream.write_all(&body));
+                let _ = stream
+                    .write_all(head.as_bytes())
+                    .and_then(|()| stream.write_all(&body));
             }
         });
         Self { url, requests }
     }
+}
+
+#[actix_web::test]
+async fn the_cli_searches_by_meaning_in_a_home_whose_space_is_recorded() {
+    let Some(q8) = shared_model(Q8) else { return };
+    let model = q8.display().to_string();
+    let app = spawn_app_with(|s| s.memory.embed_model_path = model).await;
+    ready_and_swept(&app).await;
+    app.put_semantic(json!({"key": "pref.pet", "value": "has a kitten that naps in the sun"}))
+        .await;
+    app.put_semantic(json!({"key": "user.job", "value": "works as a stock trader"}))
+        .await;
+    let home = app.stop().await;
+    let out = std::process::Command::new(crate::helpers::binary())
+        .args(["memory", "search", "cat sleeping by a window", "--json"])
+        .env("KIROCREW_HOME", home.path())
+        .env("KIROCREW_EMBED_MODEL_PATH", &q8)
+        .env("KIROCREW_SKIP_MODEL_DOWNLOAD", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let found: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(found[0]["key"], "pref.pet", "{found}");
+    // A CLI write in the recorded space stores its vector too.
+    let out = std::process::Command::new(crate::helpers::binary())
+        .args(["memory", "set", "user.city", "lives in Lisbon"])
+        .env("KIROCREW_HOME", home.path())
+        .env("KIROCREW_EMBED_MODEL_PATH", &q8)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let out = std::process::Command::new(crate::helpers::binary())
+        .args(["memory", "stats"])
+        .env("KIROCREW_HOME", home.path())
+        .output()
+        .unwrap();
+    let stats: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(stats["semantic"]["embedded"], 3);
 }

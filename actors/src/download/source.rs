@@ -72,9 +72,11 @@ impl ModelSource {
 /// Picks the model source: env URL, else config URL, else the built-in.
 ///
 /// Empty or blank values count as unset. A custom URL takes the env pin,
-/// else the config pin; without either it is installed unverified (logged
-/// as a warning). The built-in URL — including a config that spells it out —
-/// always keeps the built-in pin: the trust anchor is not configurable.
+/// else the config pin. Without either it is taken for a mirror of the
+/// built-in model and verified against the built-in pin, installed under the
+/// built-in file name: the spec makes that digest "the trust anchor for
+/// every source", so nothing is ever installed unverified. A different model
+/// needs its own pin. The built-in URL always keeps the built-in pin.
 pub fn resolve_source(
     env_url: Option<&str>,
     config_url: &str,
@@ -97,21 +99,23 @@ pub fn resolve_source(
             return ModelSource::builtin();
         }
     };
+    let Some(pin) = pin else {
+        return ModelSource {
+            url: url.to_owned(),
+            ..ModelSource::builtin()
+        };
+    };
     match &pin {
-        None => tracing::warn!(
-            url,
-            "custom embedding model URL has no sha256 pin; the download will not be integrity-checked"
-        ),
-        Some(pin) if !is_sha256_hex(pin) => tracing::warn!(
+        pin if !is_sha256_hex(pin) => tracing::warn!(
             url,
             pin = pin.as_str(),
             "configured sha256 pin is not 64 hex digits; every download will fail verification"
         ),
-        Some(_) => {}
+        _ => {}
     }
     ModelSource {
         url: url.to_owned(),
-        sha256: pin,
+        sha256: Some(pin),
         file_name: file_name_from_url(url),
     }
 }
@@ -191,8 +195,11 @@ mod tests {
     fn env_url_beats_config_url() {
         let s = resolve_source(Some(MIRROR), "https://other.example/x.gguf", "", None);
         assert_eq!(s.url, MIRROR);
-        assert_eq!(s.file_name, "Qwen3-Q8.gguf");
-        assert_eq!(s.sha256, None);
+        // Unpinned: a mirror of the built-in model, held to its pin.
+        assert_eq!(s.file_name, DEFAULT_MODEL_FILE_NAME);
+        assert_eq!(s.sha256.as_deref(), Some(DEFAULT_MODEL_SHA256));
+        let pinned = resolve_source(Some(MIRROR), "", &pin(), None);
+        assert_eq!(pinned.file_name, "Qwen3-Q8.gguf");
     }
 
     #[test]

@@ -67,7 +67,12 @@ impl EmbedCache {
             None => {
                 self.misses += 1;
                 if self.misses % LOG_EVERY_MISSES == 0 {
-                    tracing::info!(hits = self.hits, misses = self.misses, size = self.entries.len(), "embedding cache stats");
+                    tracing::info!(
+                        hits = self.hits,
+                        misses = self.misses,
+                        size = self.entries.len(),
+                        "embedding cache stats"
+                    );
                 }
                 None
             }
@@ -97,14 +102,35 @@ mod tests {
     #[test]
     fn keyed_by_text_model_and_kind_and_bounded() {
         let mut cache = EmbedCache::with_capacity(2);
-        cache.put("a".into(), "m1".into(), EmbedKind::Document, Arc::new(vec![1.0]));
+        cache.put(
+            "a".into(),
+            "m1".into(),
+            EmbedKind::Document,
+            Arc::new(vec![1.0]),
+        );
         assert!(cache.get("a", "m1", EmbedKind::Document).is_some());
         assert!(cache.get("a", "m2", EmbedKind::Document).is_none());
         assert!(cache.get("a", "m1", EmbedKind::Query).is_none());
-        cache.put("b".into(), "m1".into(), EmbedKind::Document, Arc::new(vec![2.0]));
-        cache.put("c".into(), "m1".into(), EmbedKind::Document, Arc::new(vec![3.0]));
-        assert!(cache.get("a", "m1", EmbedKind::Document).is_none(), "evicted");
+        cache.put(
+            "b".into(),
+            "m1".into(),
+            EmbedKind::Document,
+            Arc::new(vec![2.0]),
+        );
+        cache.put(
+            "c".into(),
+            "m1".into(),
+            EmbedKind::Document,
+            Arc::new(vec![3.0]),
+        );
+        assert!(
+            cache.get("a", "m1", EmbedKind::Document).is_none(),
+            "evicted"
+        );
         let stats = cache.stats();
-        assert_eq!((stats.hits, stats.misses, stats.size, stats.capacity), (1, 3, 2, 2));
+        assert_eq!(
+            (stats.hits, stats.misses, stats.size, stats.capacity),
+            (1, 3, 2, 2)
+        );
     }
 }

@@ -57,9 +57,17 @@ impl EmbedderHandle {
     }
 
     /// Embeds one text; returns the model id with the vector.
-    pub async fn embed(&self, text: &str, kind: EmbedKind) -> Result<(String, Arc<Vec<f32>>), EmbedError> {
+    pub async fn embed(
+        &self,
+        text: &str,
+        kind: EmbedKind,
+    ) -> Result<(String, Arc<Vec<f32>>), EmbedError> {
         let out = self.embed_texts(vec![text.to_owned()], kind).await?;
-        let vector = out.vectors.into_iter().next().ok_or(EmbedError::EmptyText)?;
+        let vector = out
+            .vectors
+            .into_iter()
+            .next()
+            .ok_or(EmbedError::EmptyText)?;
         Ok((out.model_id, vector))
     }
 
@@ -93,7 +101,10 @@ impl EmbedderHandle {
 
     /// Installs `backend` (or the default with `None`), closing the old one.
     pub async fn swap_backend(&self, backend: Option<SharedBackend>) -> Result<(), EmbedError> {
-        self.addr.send(SwapBackend { backend }).await.map_err(unavailable)
+        self.addr
+            .send(SwapBackend { backend })
+            .await
+            .map_err(unavailable)
     }
 
     /// Unloads the model.

@@ -233,15 +233,17 @@ impl LlamaCppBackend {
 }
 
 fn load(config: &LlamaConfig) -> Result<Loaded, String> {
-    let meta = std::fs::metadata(&config.path)
-        .map_err(|e| format!("{}: {e}", config.path.display()))?;
+    let meta =
+        std::fs::metadata(&config.path).map_err(|e| format!("{}: {e}", config.path.display()))?;
     if !meta.is_file() {
         return Err(format!("{} is not a file", config.path.display()));
     }
     let backend = llama_backend().map_err(|e| e.to_string())?;
     let model = LlamaModel::load_from_file(backend, &config.path, &LlamaModelParams::default())
         .map_err(|e| format!("{}: not a loadable GGUF model ({e})", config.path.display()))?;
-    let arch = model.meta_val_str("general.architecture").unwrap_or_default();
+    let arch = model
+        .meta_val_str("general.architecture")
+        .unwrap_or_default();
     let facts = ModelFacts {
         name: model.meta_val_str("general.name").unwrap_or_default(),
         file_name: config
@@ -398,7 +400,11 @@ impl Loaded {
 
     fn run(&self, seqs: Vec<Vec<LlamaToken>>) -> Result<Vec<Vec<f32>>, EmbedError> {
         let weights: Vec<usize> = seqs.iter().map(Vec::len).collect();
-        let parts = if seqs.len() > 1 { self.workers.len() } else { 1 };
+        let parts = if seqs.len() > 1 {
+            self.workers.len()
+        } else {
+            1
+        };
         let ranges = split_by_weight(&weights, parts);
         let mut pending = Vec::new();
         let mut seqs = seqs.into_iter();

@@ -121,7 +121,9 @@ impl Handler<EmbedTexts> for Embedder {
             .iter()
             .map(|t| self.cache.get(t, &model_id, kind))
             .collect();
-        let missing: Vec<usize> = (0..vectors.len()).filter(|&i| vectors[i].is_none()).collect();
+        let missing: Vec<usize> = (0..vectors.len())
+            .filter(|&i| vectors[i].is_none())
+            .collect();
         if missing.is_empty() {
             let vectors = vectors.into_iter().flatten().collect();
             return Box::pin(fut::ready(Ok(EmbeddedTexts { model_id, vectors })));
@@ -136,14 +138,15 @@ impl Handler<EmbedTexts> for Embedder {
             async move { job.await }
                 .into_actor(self)
                 .map(move |joined, act, _| {
-                    let (texts, result) =
-                        joined.map_err(|e| EmbedError::Inference(format!("embed task failed: {e}")))?;
+                    let (texts, result) = joined
+                        .map_err(|e| EmbedError::Inference(format!("embed task failed: {e}")))?;
                     let computed = result?;
                     for ((index, text), vector) in missing.into_iter().zip(texts).zip(computed) {
                         let vector = Arc::new(vector);
                         // A backend swapped in meanwhile has another id; the
                         // key keeps the two apart.
-                        act.cache.put(text, model_id.clone(), kind, Arc::clone(&vector));
+                        act.cache
+                            .put(text, model_id.clone(), kind, Arc::clone(&vector));
                         vectors[index] = Some(vector);
                     }
                     Ok(EmbeddedTexts {

@@ -75,7 +75,14 @@ const FAMILIES: &[(&str, &str, Pooling, usize, &str, &str)] = &[
         "",
     ),
     ("e5", "e5", Pooling::Mean, 512, "query: ", "passage: "),
-    ("nomic", "nomic", Pooling::Mean, 2048, "search_query: ", "search_document: "),
+    (
+        "nomic",
+        "nomic",
+        Pooling::Mean,
+        2048,
+        "search_query: ",
+        "search_document: ",
+    ),
     ("gte", "gte", Pooling::Mean, 512, "", ""),
 ];
 
@@ -107,14 +114,18 @@ pub fn detect(facts: &ModelFacts, forced: &str) -> Result<EmbeddingProfile, Stri
     } else if forced == "gguf" {
         None
     } else {
-        Some(
-            FAMILIES
-                .iter()
-                .find(|f| f.0 == forced)
-                .ok_or_else(|| format!("unknown embedding profile {forced:?}; known: {}", known_profiles().join(", ")))?,
-        )
+        Some(FAMILIES.iter().find(|f| f.0 == forced).ok_or_else(|| {
+            format!(
+                "unknown embedding profile {forced:?}; known: {}",
+                known_profiles().join(", ")
+            )
+        })?)
     };
-    let ctx_cap = if facts.n_ctx_train > 0 { facts.n_ctx_train } else { 512 };
+    let ctx_cap = if facts.n_ctx_train > 0 {
+        facts.n_ctx_train
+    } else {
+        512
+    };
     Ok(match family {
         Some((name, _, pooling, max_tokens, query, document)) => EmbeddingProfile {
             name: (*name).to_owned(),
@@ -152,14 +163,35 @@ mod tests {
 
     #[test]
     fn minilm_gets_mean_pooling_and_the_256_cut() {
-        let p = detect(&facts("all-MiniLM-L6-v2", "all-minilm-l6-v2-f16.gguf", Some(Pooling::Mean), 512), "").unwrap();
-        assert_eq!((p.name.as_str(), p.pooling, p.max_tokens, p.normalize), ("minilm", Pooling::Mean, 256, true));
+        let p = detect(
+            &facts(
+                "all-MiniLM-L6-v2",
+                "all-minilm-l6-v2-f16.gguf",
+                Some(Pooling::Mean),
+                512,
+            ),
+            "",
+        )
+        .unwrap();
+        assert_eq!(
+            (p.name.as_str(), p.pooling, p.max_tokens, p.normalize),
+            ("minilm", Pooling::Mean, 256, true)
+        );
         assert!(p.query_prefix.is_empty());
     }
 
     #[test]
     fn qwen3_uses_last_token_and_a_query_instruction() {
-        let p = detect(&facts("Qwen3 Embedding 0.6B", "qwen3-embedding-0.6b.gguf", Some(Pooling::Last), 32768), "").unwrap();
+        let p = detect(
+            &facts(
+                "Qwen3 Embedding 0.6B",
+                "qwen3-embedding-0.6b.gguf",
+                Some(Pooling::Last),
+                32768,
+            ),
+            "",
+        )
+        .unwrap();
         assert_eq!(p.pooling, Pooling::Last);
         assert!(p.query_prefix.starts_with("Instruct:"));
         assert!(p.document_prefix.is_empty());
@@ -168,7 +200,10 @@ mod tests {
     #[test]
     fn unknown_models_follow_their_gguf() {
         let p = detect(&facts("mystery", "m.gguf", Some(Pooling::Cls), 128), "").unwrap();
-        assert_eq!((p.name.as_str(), p.pooling, p.max_tokens), ("gguf", Pooling::Cls, 128));
+        assert_eq!(
+            (p.name.as_str(), p.pooling, p.max_tokens),
+            ("gguf", Pooling::Cls, 128)
+        );
     }
 
     #[test]
@@ -176,7 +211,9 @@ mod tests {
         let f = facts("mystery", "m.gguf", None, 512);
         assert_eq!(detect(&f, "e5").unwrap().document_prefix, "passage: ");
         assert_eq!(detect(&f, "gguf").unwrap().name, "gguf");
-        assert!(detect(&f, "nope").unwrap_err().contains("unknown embedding profile"));
+        assert!(detect(&f, "nope")
+            .unwrap_err()
+            .contains("unknown embedding profile"));
     }
 
     #[test]

@@ -20,7 +20,10 @@ const BATCH: u32 = 32;
 /// Runs one sweep to completion. `claimed` says the caller already holds
 /// the single-flight slot (the model apply flow); otherwise this claims it
 /// and fails with `ReembedBusy` if taken. Returns the rows embedded.
-pub async fn run_backfill(store: &VectorStoreHandle, claimed: bool) -> Result<u64, VectorStoreError> {
+pub async fn run_backfill(
+    store: &VectorStoreHandle,
+    claimed: bool,
+) -> Result<u64, VectorStoreError> {
     let Some(embedder) = store.embedder().cloned() else {
         return Ok(0);
     };
@@ -36,7 +39,9 @@ pub async fn run_backfill(store: &VectorStoreHandle, claimed: bool) -> Result<u6
         }
         Err(e) => {
             tracing::warn!(error = %e, "re-embed sweep failed");
-            store.record_reembed(0, total, Some("failed"), Some(e.to_string())).await;
+            store
+                .record_reembed(0, total, Some("failed"), Some(e.to_string()))
+                .await;
         }
     }
     outcome
@@ -85,6 +90,8 @@ async fn sweep(
             return Ok(done);
         }
         done += stored;
-        store.record_reembed(done, total.max(done), None, None).await;
+        store
+            .record_reembed(done, total.max(done), None, None)
+            .await;
     }
 }

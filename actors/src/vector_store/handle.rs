@@ -9,15 +9,15 @@ use serde_json::Value;
 use super::error::VectorStoreError;
 use super::messages::*;
 use super::semantic::IfAbsentOutcome;
+use super::space::{semantic_document, CommitVector, ReembedStatus, SpaceInfo};
 use super::transfer::{ImportDocument, ImportEntry, ImportReport, MemoryExport};
 use super::types::{
     MemoryEvent, MemoryStats, ScoredEntry, SemanticEntry, SemanticWrite, WriteOutcome,
 };
-use super::space::{semantic_document, CommitVector, ReembedStatus, SpaceInfo};
 use super::{db, StoreSettings, VectorStore};
-use std::sync::Arc;
 use crate::clock::SharedClock;
 use crate::embedder::{EmbedKind, EmbedderHandle};
+use std::sync::Arc;
 
 /// A cloneable reference to the running `VectorStore` actor.
 #[derive(Clone)]
@@ -277,7 +277,11 @@ impl VectorStoreHandle {
     }
 
     /// Claims the single-flight re-embed slot.
-    pub async fn begin_reembed(&self, step: &'static str, total: u64) -> Result<(), VectorStoreError> {
+    pub async fn begin_reembed(
+        &self,
+        step: &'static str,
+        total: u64,
+    ) -> Result<(), VectorStoreError> {
         self.ask(BeginReembed { step, total }).await
     }
 
@@ -301,7 +305,10 @@ impl VectorStoreHandle {
     }
 
     /// Semantic rows without a vector.
-    pub async fn missing_vectors(&self, limit: u32) -> Result<Vec<(String, String)>, VectorStoreError> {
+    pub async fn missing_vectors(
+        &self,
+        limit: u32,
+    ) -> Result<Vec<(String, String)>, VectorStoreError> {
         self.ask(ListMissingVectors { limit }).await
     }
 

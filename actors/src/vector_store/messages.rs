@@ -4,18 +4,18 @@
 
 use actix::prelude::*;
 
+use super::context::render_semantic_block;
 use super::error::VectorStoreError;
+use super::keyword::KeywordQuery;
+use super::mirror::QueryVector;
 use super::semantic::{self, IfAbsentOutcome};
+use super::space::{self, CommitVector, ReembedStatus, SpaceInfo};
 use super::transfer::MemoryExport;
 use super::types::{
     MemoryEvent, MemoryStats, ScoredEntry, SemanticEntry, SemanticWrite, WriteOutcome,
 };
-use super::context::render_semantic_block;
-use super::keyword::KeywordQuery;
-use super::mirror::QueryVector;
-use super::space::{self, CommitVector, ReembedStatus, SpaceInfo};
-use std::sync::Arc;
 use super::{db, report, VectorStore};
+use std::sync::Arc;
 
 /// Writes a semantic entry through validation, screening and the conflict
 /// ladder, with the vector embedded beforehand (if any).
@@ -365,8 +365,14 @@ impl Handler<StoreVectors> for VectorStore {
             let mut stored = 0;
             for (key, value_json, vector) in msg.rows {
                 if let Some(sig) = vector.signature_in(&space) {
-                    if space::store_semantic_vector(&mut tx, &key, &value_json, &vector.vector, &sig)
-                        .await?
+                    if space::store_semantic_vector(
+                        &mut tx,
+                        &key,
+                        &value_json,
+                        &vector.vector,
+                        &sig,
+                    )
+                    .await?
                     {
                         stored += 1;
                     }

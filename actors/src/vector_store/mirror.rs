@@ -78,7 +78,11 @@ impl SemanticMirror {
     pub fn apply(&mut self, changed: Vec<ChangedRow>) {
         for row in changed {
             self.seq = self.seq.max(row.seq);
-            if self.rows.get(&row.entry.key).is_some_and(|r| r.seq >= row.seq) {
+            if self
+                .rows
+                .get(&row.entry.key)
+                .is_some_and(|r| r.seq >= row.seq)
+            {
                 continue;
             }
             if row.is_deleted {
@@ -175,9 +179,15 @@ mod tests {
     #[test]
     fn deltas_replace_older_versions_and_drop_tombstones() {
         let mut mirror = SemanticMirror::default();
-        mirror.apply(vec![row("pref.a", "dark", 1, false), row("pref.b", "vim", 2, false)]);
+        mirror.apply(vec![
+            row("pref.a", "dark", 1, false),
+            row("pref.b", "vim", 2, false),
+        ]);
         assert_eq!((mirror.len(), mirror.seq()), (2, 2));
-        mirror.apply(vec![row("pref.a", "light", 3, false), row("pref.b", "vim", 4, true)]);
+        mirror.apply(vec![
+            row("pref.a", "light", 3, false),
+            row("pref.b", "vim", 4, true),
+        ]);
         assert_eq!(mirror.len(), 1);
         // A stale replay changes nothing.
         mirror.apply(vec![row("pref.a", "dark", 1, false)]);
@@ -198,10 +208,19 @@ mod tests {
             ranked.into_iter().map(|s| s.entry.key).collect()
         };
         let q = KeywordQuery::new("editor");
-        assert_eq!(keys(mirror.rank(&q, None, |_| true)), ["pref.editor", "pref.note", "pref.shell"]);
-        assert_eq!(keys(mirror.rank(&q, None, |s| s > 0.0)), ["pref.editor", "pref.note"]);
+        assert_eq!(
+            keys(mirror.rank(&q, None, |_| true)),
+            ["pref.editor", "pref.note", "pref.shell"]
+        );
+        assert_eq!(
+            keys(mirror.rank(&q, None, |s| s > 0.0)),
+            ["pref.editor", "pref.note"]
+        );
         let empty = KeywordQuery::new("");
-        assert_eq!(keys(mirror.rank(&empty, None, |_| true)), ["pref.shell", "pref.note", "pref.editor"]);
+        assert_eq!(
+            keys(mirror.rank(&empty, None, |_| true)),
+            ["pref.shell", "pref.note", "pref.editor"]
+        );
     }
 
     #[test]
@@ -212,14 +231,24 @@ mod tests {
         let mut b = row("pref.b", "beta", 2, false);
         b.vector = Some(("old/2".into(), vec![1.0, 0.0]));
         mirror.apply(vec![a, b, row("pref.c", "gamma", 3, false)]);
-        let q = QueryVector { vector: &[1.0, 0.0], signature: "m/2" };
+        let q = QueryVector {
+            vector: &[1.0, 0.0],
+            signature: "m/2",
+        };
         let ranked = mirror.rank(&KeywordQuery::new("gamma"), Some(q), |_| true);
         let scores: Vec<(String, f64)> =
             ranked.into_iter().map(|s| (s.entry.key, s.score)).collect();
         assert_eq!(scores[0].0, "pref.a");
         assert!((scores[0].1 - VECTOR_WEIGHT).abs() < 1e-6);
         assert_eq!(scores[1].0, "pref.c");
-        assert!((scores[1].1 - KEYWORD_WEIGHT * 0.25).abs() < 1e-6, "{scores:?}");
-        assert_eq!(scores[2], ("pref.b".to_owned(), 0.0), "foreign-space vector ignored");
+        assert!(
+            (scores[1].1 - KEYWORD_WEIGHT * 0.25).abs() < 1e-6,
+            "{scores:?}"
+        );
+        assert_eq!(
+            scores[2],
+            ("pref.b".to_owned(), 0.0),
+            "foreign-space vector ignored"
+        );
     }
 }

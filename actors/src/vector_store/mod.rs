@@ -25,6 +25,7 @@
 //! Messages sent meanwhile wait in the mailbox. [`CloseStore`] is the
 //! orderly end: it checkpoints the WAL and closes the pool for good.
 
+mod backfill;
 mod context;
 mod db;
 mod error;
@@ -36,7 +37,6 @@ mod mirror;
 mod report;
 mod semantic;
 mod space;
-mod backfill;
 mod transfer;
 mod types;
 mod validate;
@@ -50,6 +50,7 @@ use sqlx::sqlite::SqlitePool;
 
 use crate::clock::{format_ts, SharedClock};
 
+pub use backfill::run_backfill;
 pub use context::{render_semantic_block, SEMANTIC_HEADER};
 pub use error::VectorStoreError;
 pub use handle::VectorStoreHandle;
@@ -57,7 +58,6 @@ pub use keyword::KeywordQuery;
 pub use messages::*;
 pub use semantic::IfAbsentOutcome;
 pub use space::{semantic_document, signature, CommitVector, ReembedStatus, SpaceInfo};
-pub use backfill::run_backfill;
 pub use transfer::{
     ImportDocument, ImportEntry, ImportItem, ImportReport, MemoryExport, EXPORT_FORMAT,
     EXPORT_VERSION,

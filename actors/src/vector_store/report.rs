@@ -6,8 +6,8 @@ use sqlx::sqlite::SqlitePool;
 
 use super::db;
 use super::error::VectorStoreError;
-use super::transfer::{MemoryExport, EXPORT_FORMAT, EXPORT_VERSION};
 use super::space::SpaceInfo;
+use super::transfer::{MemoryExport, EXPORT_FORMAT, EXPORT_VERSION};
 use super::types::{EpisodicStats, MemoryStats, SemanticStats};
 
 /// Counts and sizes for the stats endpoint.
@@ -54,7 +54,11 @@ pub async fn stats(
         episodic,
         events,
         db_size_bytes: file_size(db_path) + file_size(&wal_path(db_path)),
-        retrieval: if space.model_id.is_some() { "hybrid" } else { "keyword" },
+        retrieval: if space.model_id.is_some() {
+            "hybrid"
+        } else {
+            "keyword"
+        },
         embedding_space: space,
     })
 }

@@ -12,9 +12,9 @@ use super::context::value_text;
 use super::db::{self, NewEvent};
 use super::error::VectorStoreError;
 use super::ladder::{decide, Incumbent, Verdict};
+use super::space::{store_semantic_vector, CommitVector, SpaceInfo};
 use super::types::{SemanticEntry, SemanticWrite, WriteOutcome};
 use super::validate::{validate_confidence, validate_key, validate_source, validate_value};
-use super::space::{store_semantic_vector, CommitVector, SpaceInfo};
 use super::StoreSettings;
 use crate::screening::{find_injection_in_json, redact};
 

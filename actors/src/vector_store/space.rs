@@ -233,7 +233,11 @@ mod tests {
             generation,
         };
         assert_eq!(v("m", 3, 2).signature_in(&space).as_deref(), Some("m/2"));
-        assert_eq!(v("m", 2, 2).signature_in(&space), None, "superseded generation");
+        assert_eq!(
+            v("m", 2, 2).signature_in(&space),
+            None,
+            "superseded generation"
+        );
         assert_eq!(v("x", 3, 2).signature_in(&space), None, "other model");
         assert_eq!(v("m", 3, 3).signature_in(&space), None, "other dimension");
         assert_eq!(SpaceInfo::default().signature(), None);

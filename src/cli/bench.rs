@@ -1,0 +1,223 @@
+//! `kirocrew bench embed`: embedding throughput of a GGUF model, one text
+//! per call versus batches of 32, for short (~10-word) and long
+//! (~2,000-character) texts. It calls the llama.cpp backend directly, so
+//! the embedding cache never answers for the model.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand};
+use serde_json::json;
+
+use kirocrew_actors::embedder::{EmbedKind, EmbeddingBackend, LlamaConfig, LlamaCppBackend};
+
+/// `kirocrew bench …`
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Embeddings per second, single calls vs batches of 32.
+    Embed(EmbedArgs),
+}
+
+/// Options of `kirocrew bench embed`.
+#[derive(Debug, Args)]
+pub struct EmbedArgs {
+    /// The GGUF model file.
+    #[arg(long)]
+    pub model: PathBuf,
+    /// llama.cpp threads per context.
+    #[arg(long, default_value_t = 1)]
+    pub threads: i32,
+    /// Worker contexts a batch is spread over.
+    #[arg(long, default_value_t = 1)]
+    pub workers: usize,
+    /// Seconds to measure each case.
+    #[arg(long, default_value_t = 3.0)]
+    pub seconds: f64,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+const BATCH: usize = 32;
+
+const SUBJECTS: &[&str] = &[
+    "The user",
+    "Our team",
+    "My manager",
+    "The new intern",
+    "A customer",
+    "The build server",
+    "Her cat",
+    "The release",
+];
+const VERBS: &[&str] = &[
+    "prefers",
+    "reviewed",
+    "deployed",
+    "forgot",
+    "scheduled",
+    "rewrote",
+    "tested",
+    "archived",
+];
+const OBJECTS: &[&str] = &[
+    "the dark editor theme",
+    "a flaky integration test",
+    "the quarterly sales report",
+    "the Rust borrow checker notes",
+    "a trip to Lisbon in May",
+    "the database migration plan",
+    "their favourite pasta recipe",
+    "the onboarding checklist",
+];
+
+/// ~10-word texts, all distinct.
+fn short_texts() -> Vec<String> {
+    (0..BATCH)
+        .map(|i| {
+            format!(
+                "{} {} {} on day {}.",
+                SUBJECTS[i % SUBJECTS.len()],
+                VERBS[(i / 2) % VERBS.len()],
+                OBJECTS[(i * 3) % OBJECTS.len()],
+                i + 1
+            )
+        })
+        .collect()
+}
+
+/// ~2,000-character texts, all distinct.
+fn long_texts() -> Vec<String> {
+    (0..BATCH)
+        .map(|i| {
+            let mut text = String::new();
+            let mut j = i;
+            while text.len() < 2000 {
+                text.push_str(&format!(
+                    "{} {} {} while discussing item {}. ",
+                    SUBJECTS[j % SUBJECTS.len()],
+                    VERBS[(j / 3) % VERBS.len()],
+                    OBJECTS[(j * 5) % OBJECTS.len()],
+                    j
+                ));
+                j += 7;
+            }
+            text.truncate(2000);
+            text
+        })
+        .collect()
+}
+
+/// Embeds `texts` repeatedly for about `budget`; returns embeddings/s.
+fn measure(
+    backend: &LlamaCppBackend,
+    texts: &[String],
+    batched: bool,
+    budget: Duration,
+) -> anyhow::Result<f64> {
+    let started = Instant::now();
+    let mut done = 0usize;
+    while started.elapsed() < budget {
+        if batched {
+            done += backend.embed_batch(texts, EmbedKind::Document)?.len();
+        } else {
+            for text in texts {
+                backend.embed(text, EmbedKind::Document)?;
+                done += 1;
+            }
+        }
+    }
+    Ok(done as f64 / started.elapsed().as_secs_f64())
+}
+
+/// Runs a bench command.
+pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
+    let BenchCommand::Embed(args) = cmd;
+    if !args.model.is_file() {
+        bail!("--model {} is not a file", args.model.display());
+    }
+    if !(args.seconds.is_finite() && args.seconds > 0.0) {
+        bail!("--seconds must be a positive number");
+    }
+    let mut config = LlamaConfig::new(args.model.clone());
+    config.n_threads = args.threads.max(1);
+    config.workers = args.workers.max(1);
+    let backend = LlamaCppBackend::new(config);
+    let loading = Instant::now();
+    if !backend.wait_ready(Duration::from_secs(600)) {
+        let error = backend.status().error.unwrap_or_default();
+        bail!("the model did not load: {error}");
+    }
+    let load_ms = loading.elapsed().as_secs_f64() * 1000.0;
+    let budget = Duration::from_secs_f64(args.seconds);
+    let short = short_texts();
+    let long = long_texts();
+    // Warm-up: first decodes allocate buffers.
+    backend
+        .embed_batch(&short, EmbedKind::Document)
+        .context("warm-up")?;
+    let results = [
+        ("short", "single", measure(&backend, &short, false, budget)?),
+        ("short", "batch32", measure(&backend, &short, true, budget)?),
+        ("long", "single", measure(&backend, &long, false, budget)?),
+        ("long", "batch32", measure(&backend, &long, true, budget)?),
+    ];
+    let model_id = backend.model_id();
+    backend.close();
+    if args.json {
+        let rates: serde_json::Map<String, serde_json::Value> = results
+            .iter()
+            .map(|(kind, mode, rate)| (format!("{kind}_{mode}"), json!(rate)))
+            .collect();
+        println!(
+            "{}",
+            json!({"model": model_id, "threads": args.threads, "workers": args.workers,
+                   "load_ms": load_ms, "embeddings_per_sec": rates})
+        );
+    } else {
+        println!(
+            "model {model_id}, {} thread(s) per context, {} worker(s), load {load_ms:.0} ms",
+            args.threads, args.workers
+        );
+        println!("{:<6} {:<8} {:>12}", "texts", "mode", "emb/s");
+        for (kind, mode, rate) in &results {
+            println!("{kind:<6} {mode:<8} {rate:>12.1}");
+        }
+        for kind in ["short", "long"] {
+            let rate = |m: &str| {
+                results
+                    .iter()
+                    .find(|r| r.0 == kind && r.1 == m)
+                    .map_or(0.0, |r| r.2)
+            };
+            println!(
+                "{kind}: batch/single = {:.2}x",
+                rate("batch32") / rate("single")
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bench_texts_have_the_promised_shape() {
+        let short = short_texts();
+        assert_eq!(short.len(), BATCH);
+        assert!(
+            short
+                .iter()
+                .all(|t| (8..=14).contains(&t.split_whitespace().count())),
+            "{short:?}"
+        );
+        let long = long_texts();
+        assert!(long.iter().all(|t| t.len() == 2000));
+        let distinct: std::collections::HashSet<_> = long.iter().collect();
+        assert_eq!(distinct.len(), BATCH);
+    }
+}
