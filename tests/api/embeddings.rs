@@ -69,6 +69,9 @@ async fn semantic_search_ranks_by_meaning_once_the_model_is_ready() {
         let r = app.put_semantic(json!({"key": key, "value": value})).await;
         assert_eq!(r.status(), 200);
     }
+    // Lessons get their vector from the lesson writer, not here.
+    app.put_semantic(json!({"key": "lesson.abc", "value": "always run the tests"}))
+        .await;
     let stats = app.get_json("/api/memory/stats").await;
     assert_eq!(stats["semantic"]["embedded"], 3);
     assert_eq!(stats["retrieval"], "hybrid");

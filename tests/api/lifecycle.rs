@@ -222,3 +222,40 @@ async fn cli_and_daemon_share_the_database() {
     assert!(stdout(&out).contains("running, pid"), "{}", stdout(&out));
     daemon.stop_with(Signal::SIGTERM).await;
 }
+
+#[actix_web::test]
+async fn the_model_path_env_pins_the_model() {
+    let (Some(q8), Some(f16)) = (
+        crate::helpers::shared_model("all-minilm-l6-v2-q8_0.gguf"),
+        crate::helpers::shared_model("all-minilm-l6-v2-f16.gguf"),
+    ) else {
+        return;
+    };
+    let daemon = start_daemon(
+        tempfile::tempdir().unwrap(),
+        &[("KIROCREW_EMBED_MODEL_PATH", q8.to_str().unwrap())],
+    )
+    .await;
+    let r = daemon
+        .client
+        .post(format!("{}/api/memory/embedding-model", daemon.base))
+        .bearer_auth(&daemon.token)
+        .json(&json!({"path": f16}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 409);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "env_override_active");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let status = daemon.get_json("/api/memory/embedding-status").await;
+        if status["model_state"] == "ready" {
+            assert_eq!(status["model_id"], "all-minilm-l6-v2-q8_0");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{status}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    daemon.stop_with(Signal::SIGTERM).await;
+}

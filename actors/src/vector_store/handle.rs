@@ -123,6 +123,16 @@ impl VectorStoreHandle {
                 }
             }
         }
+        self.write_with_vector(write, vector).await
+    }
+
+    /// Writes with a vector embedded elsewhere (the write path's second
+    /// half; used by importers that batch their own embeds).
+    pub async fn write_with_vector(
+        &self,
+        write: SemanticWrite,
+        vector: Option<CommitVector>,
+    ) -> Result<(WriteOutcome, SemanticEntry), VectorStoreError> {
         self.ask(WriteSemantic { write, vector }).await
     }
 
