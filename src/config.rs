@@ -176,10 +176,9 @@ impl Settings {
                 format!("unknown profile; known: {}", profiles.join(", ")),
             );
         }
-        if !m.embed_model_sha256.is_empty()
-            && !(m.embed_model_sha256.len() == 64
-                && m.embed_model_sha256.chars().all(|c| c.is_ascii_hexdigit()))
-        {
+        let sha = &m.embed_model_sha256;
+        let valid_pin = sha.len() == 64 && sha.chars().all(|c| c.is_ascii_hexdigit());
+        if !sha.is_empty() && !valid_pin {
             return bad("memory.embed_model_sha256", "must be 64 hex digits".into());
         }
         for prefix in &m.extra_prefixes {

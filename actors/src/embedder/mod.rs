@@ -134,27 +134,23 @@ impl Handler<EmbedTexts> for Embedder {
             let out = backend.embed_batch(&texts, kind);
             (texts, out)
         });
-        Box::pin(
-            async move { job.await }
-                .into_actor(self)
-                .map(move |joined, act, _| {
-                    let (texts, result) = joined
-                        .map_err(|e| EmbedError::Inference(format!("embed task failed: {e}")))?;
-                    let computed = result?;
-                    for ((index, text), vector) in missing.into_iter().zip(texts).zip(computed) {
-                        let vector = Arc::new(vector);
-                        // A backend swapped in meanwhile has another id; the
-                        // key keeps the two apart.
-                        act.cache
-                            .put(text, model_id.clone(), kind, Arc::clone(&vector));
-                        vectors[index] = Some(vector);
-                    }
-                    Ok(EmbeddedTexts {
-                        model_id,
-                        vectors: vectors.into_iter().flatten().collect(),
-                    })
-                }),
-        )
+        Box::pin(job.into_actor(self).map(move |joined, act, _| {
+            let (texts, result) =
+                joined.map_err(|e| EmbedError::Inference(format!("embed task failed: {e}")))?;
+            let computed = result?;
+            for ((index, text), vector) in missing.into_iter().zip(texts).zip(computed) {
+                let vector = Arc::new(vector);
+                // A backend swapped in meanwhile has another id; the
+                // key keeps the two apart.
+                act.cache
+                    .put(text, model_id.clone(), kind, Arc::clone(&vector));
+                vectors[index] = Some(vector);
+            }
+            Ok(EmbeddedTexts {
+                model_id,
+                vectors: vectors.into_iter().flatten().collect(),
+            })
+        }))
     }
 }
 

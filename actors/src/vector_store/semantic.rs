@@ -68,6 +68,32 @@ async fn admit(
     Ok(value_json)
 }
 
+/// Appends the audit event for `write` (old value as stored, new as written).
+async fn audit(
+    conn: &mut sqlx::SqliteConnection,
+    settings: &StoreSettings,
+    event_type: &str,
+    write: &SemanticWrite,
+    old_json: Option<&str>,
+    value_json: &str,
+    now: &str,
+) -> Result<(), VectorStoreError> {
+    db::record_event(
+        conn,
+        NewEvent {
+            event_type,
+            memory_type: MEMORY_TYPE,
+            key: &write.key,
+            old_value: old_json,
+            new_value: Some(value_json),
+            source: &write.source,
+        },
+        now,
+        settings.max_events,
+    )
+    .await
+}
+
 /// Writes one entry through the conflict ladder.
 ///
 /// `vector` (embedded before this call, outside the store's critical
@@ -93,18 +119,15 @@ pub async fn write(
         Verdict::Create => (WriteOutcome::Created, "create"),
         Verdict::Overwrite => (WriteOutcome::Updated, "update"),
         Verdict::Skip(reason) => {
-            db::record_event(
+            let old = old_json.as_deref();
+            audit(
                 &mut tx,
-                NewEvent {
-                    event_type: "conflict_skip",
-                    memory_type: MEMORY_TYPE,
-                    key: &write.key,
-                    old_value: old_json.as_deref(),
-                    new_value: Some(&value_json),
-                    source: &write.source,
-                },
+                settings,
+                "conflict_skip",
+                &write,
+                old,
+                &value_json,
                 now,
-                settings.max_events,
             )
             .await?;
             tx.commit().await?;
@@ -126,20 +149,8 @@ pub async fn write(
     if let Some((vector, sig)) = vector.and_then(|v| v.signature_in(space).map(|sig| (v, sig))) {
         store_semantic_vector(&mut tx, &write.key, &value_json, &vector.vector, &sig).await?;
     }
-    db::record_event(
-        &mut tx,
-        NewEvent {
-            event_type,
-            memory_type: MEMORY_TYPE,
-            key: &write.key,
-            old_value: old_json.as_deref(),
-            new_value: Some(&value_json),
-            source: &write.source,
-        },
-        now,
-        settings.max_events,
-    )
-    .await?;
+    let old = old_json.as_deref();
+    audit(&mut tx, settings, event_type, &write, old, &value_json, now).await?;
     tx.commit().await?;
     Ok((outcome, stored))
 }
@@ -169,20 +180,7 @@ pub async fn write_if_absent(
         now,
     )
     .await?;
-    db::record_event(
-        &mut tx,
-        NewEvent {
-            event_type: "create",
-            memory_type: MEMORY_TYPE,
-            key: &write.key,
-            old_value: None,
-            new_value: Some(&value_json),
-            source: &write.source,
-        },
-        now,
-        settings.max_events,
-    )
-    .await?;
+    audit(&mut tx, settings, "create", &write, None, &value_json, now).await?;
     tx.commit().await?;
     Ok(IfAbsentOutcome::Inserted(stored))
 }
