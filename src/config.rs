@@ -95,6 +95,8 @@ pub struct MemorySettings {
     pub confidence_threshold: f64,
     /// Audit events kept.
     pub max_events: u32,
+    /// Active episodic fragments kept (least important, oldest evicted).
+    pub episodic_max: u64,
     /// Character cap of the `[Semantic Memory]` block.
     pub semantic_context_cap: usize,
     /// Whether the legacy Markdown memory has been migrated.
@@ -159,6 +161,9 @@ impl Settings {
         if !(m.confidence_threshold.is_finite() && (0.0..=1.0).contains(&m.confidence_threshold)) {
             return bad("memory.confidence_threshold", "must be in [0, 1]".into());
         }
+        if m.episodic_max == 0 {
+            return bad("memory.episodic_max", "must be at least 1".into());
+        }
         if m.max_events == 0 {
             return bad("memory.max_events", "must be at least 1".into());
         }
@@ -200,6 +205,7 @@ impl Settings {
                 .collect(),
             confidence_threshold: self.memory.confidence_threshold,
             max_events: self.memory.max_events,
+            episodic_max: self.memory.episodic_max,
         }
     }
 }

@@ -185,6 +185,19 @@ impl From<VectorStoreError> for ApiError {
                 code: "database_error",
                 message,
             },
+            VectorStoreError::InvalidText(_) => ApiError::validation("invalid_text", message),
+            VectorStoreError::DuplicateEpisode { .. } => ApiError::Conflict {
+                code: "duplicate_memory",
+                message,
+            },
+            VectorStoreError::EpisodicFull { .. } => ApiError::Conflict {
+                code: "episodic_full",
+                message,
+            },
+            VectorStoreError::EpisodeNotFound(_) => ApiError::NotFound {
+                code: "not_found",
+                message,
+            },
             VectorStoreError::ReembedBusy(_) => ApiError::Conflict {
                 code: "reembed_in_progress",
                 message,

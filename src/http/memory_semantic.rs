@@ -138,5 +138,6 @@ async fn context_preview(
     let cap = query.cap.unwrap_or(default_cap).min(default_cap);
     let q = query.q.clone().unwrap_or_default();
     let semantic = state.store.semantic_context(&q, cap).await?;
-    Ok(HttpResponse::Ok().json(json!({ "semantic": semantic, "cap": cap })))
+    let episodic = state.store.episodic_context(&q, cap).await?;
+    Ok(HttpResponse::Ok().json(json!({ "semantic": semantic, "episodic": episodic, "cap": cap })))
 }

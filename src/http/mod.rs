@@ -10,6 +10,7 @@ pub mod dashboard;
 pub mod extract;
 pub mod health;
 pub mod memory_embeddings;
+pub mod memory_episodic;
 pub mod memory_events;
 pub mod memory_semantic;
 pub mod memory_stats;
@@ -61,4 +62,5 @@ pub fn config_api(cfg: &mut web::ServiceConfig, settings: &Settings) {
     memory_transfer::config_transfer(cfg);
     memory_transfer::config_import(cfg, settings.server.import_limit_bytes);
     memory_embeddings::config_embeddings(cfg);
+    memory_episodic::config_episodic(cfg);
 }

@@ -54,6 +54,7 @@ async fn sweep(
 ) -> Result<u64, VectorStoreError> {
     let mut done = 0u64;
     store.record_reembed(0, total, None, None).await;
+    done += sweep_episodic(store, embedder, total).await?;
     loop {
         let rows = store.missing_vectors(BATCH).await?;
         if rows.is_empty() {
@@ -87,6 +88,52 @@ async fn sweep(
         if stored == 0 {
             // Every row of the batch changed under us or the space moved:
             // stop rather than spin; the next sweep starts over.
+            return Ok(done);
+        }
+        done += stored;
+        store
+            .record_reembed(done, total.max(done), None, None)
+            .await;
+    }
+}
+
+/// Embeds fragments stored without a vector (deferred writes, writes made
+/// before the model was ready, rows cleared by a space change).
+async fn sweep_episodic(
+    store: &VectorStoreHandle,
+    embedder: &crate::embedder::EmbedderHandle,
+    total: u64,
+) -> Result<u64, VectorStoreError> {
+    let mut done = 0u64;
+    loop {
+        let rows = store.missing_episodic_vectors(BATCH).await?;
+        if rows.is_empty() {
+            return Ok(done);
+        }
+        let generation = store.space().await?.generation;
+        let texts: Vec<String> = rows.iter().map(|(_, text)| text.clone()).collect();
+        let embedded = embedder
+            .embed_texts(texts, EmbedKind::Document)
+            .await
+            .map_err(|e| VectorStoreError::Unavailable(format!("embedding failed: {e}")))?;
+        let batch: Vec<_> = rows
+            .into_iter()
+            .zip(embedded.vectors)
+            .map(|((id, text), vector)| {
+                let model_id = embedded.model_id.clone();
+                (
+                    id,
+                    text,
+                    CommitVector {
+                        vector,
+                        model_id,
+                        generation,
+                    },
+                )
+            })
+            .collect();
+        let stored = store.store_episodic_vectors(batch).await?;
+        if stored == 0 {
             return Ok(done);
         }
         done += stored;

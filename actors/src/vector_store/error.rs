@@ -71,6 +71,24 @@ pub enum VectorStoreError {
     /// The schema could not be brought up to date.
     #[error("database migration failed: {0}")]
     Migration(#[from] sqlx::migrate::MigrateError),
+    /// Episodic text outside 10–2,000 characters.
+    #[error("invalid text: {0}")]
+    InvalidText(String),
+    /// The fragment duplicates (exactly or nearly) an active one.
+    #[error("duplicate of episodic memory {id}")]
+    DuplicateEpisode {
+        /// The existing row.
+        id: i64,
+    },
+    /// Preservation mode refused a write to a full store.
+    #[error("episodic memory is full ({max} active entries) and this write may not evict")]
+    EpisodicFull {
+        /// The cap.
+        max: u64,
+    },
+    /// No active fragment with this id.
+    #[error("no episodic memory with id {0}")]
+    EpisodeNotFound(i64),
     /// A re-embed or model change is already running (single flight).
     #[error("a re-embed is already in progress (step: {0})")]
     ReembedBusy(&'static str),
@@ -127,7 +145,11 @@ impl VectorStoreError {
             | VectorStoreError::ConflictSkipped { .. }
             | VectorStoreError::NotFound(_)
             | VectorStoreError::InvalidExport(_)
-            | VectorStoreError::ReembedBusy(_) => true,
+            | VectorStoreError::ReembedBusy(_)
+            | VectorStoreError::InvalidText(_)
+            | VectorStoreError::DuplicateEpisode { .. }
+            | VectorStoreError::EpisodicFull { .. }
+            | VectorStoreError::EpisodeNotFound(_) => true,
             VectorStoreError::Database(_)
             | VectorStoreError::Migration(_)
             | VectorStoreError::Unavailable(_) => false,

@@ -55,6 +55,7 @@ impl VectorStoreHandle {
             clock,
             closed: false,
             mirror: Default::default(),
+            episodic: Default::default(),
             space,
             reembed: Default::default(),
         });
@@ -64,7 +65,7 @@ impl VectorStoreHandle {
         })
     }
 
-    async fn ask<M, T>(&self, msg: M) -> Result<T, VectorStoreError>
+    pub(super) async fn ask<M, T>(&self, msg: M) -> Result<T, VectorStoreError>
     where
         M: Message<Result = Result<T, VectorStoreError>> + Send + 'static,
         T: Send + 'static,

@@ -25,9 +25,12 @@
 //! Messages sent meanwhile wait in the mailbox. [`CloseStore`] is the
 //! orderly end: it checkpoints the WAL and closes the pool for good.
 
+pub mod ann;
 mod backfill;
 mod context;
 mod db;
+pub mod episodic;
+pub mod episodic_rank;
 mod error;
 mod handle;
 mod keyword;
@@ -80,6 +83,8 @@ pub struct StoreSettings {
     pub confidence_threshold: f64,
     /// Audit events kept (oldest dropped beyond this).
     pub max_events: u32,
+    /// Active episodic fragments kept.
+    pub episodic_max: u64,
 }
 
 impl Default for StoreSettings {
@@ -88,6 +93,7 @@ impl Default for StoreSettings {
             extra_prefixes: Vec::new(),
             confidence_threshold: DEFAULT_CONFIDENCE_THRESHOLD,
             max_events: 10_000,
+            episodic_max: episodic::DEFAULT_EPISODIC_MAX,
         }
     }
 }
@@ -103,6 +109,7 @@ pub struct VectorStore {
     clock: SharedClock,
     closed: bool,
     mirror: mirror::SemanticMirror,
+    episodic: episodic::EpisodicMirror,
     space: SpaceInfo,
     reembed: ReembedStatus,
 }
@@ -226,6 +233,7 @@ impl Supervised for VectorStore {
         tracing::warn!("VectorStore restarting");
         self.pool = None;
         self.mirror.reset();
+        self.episodic.reset();
     }
 }
 
@@ -259,6 +267,7 @@ mod supervision_tests {
             clock: system_clock(),
             closed: false,
             mirror: Default::default(),
+            episodic: Default::default(),
             space: Default::default(),
             reembed: Default::default(),
         });

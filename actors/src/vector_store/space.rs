@@ -199,11 +199,12 @@ pub async fn semantic_missing_vectors(
     .await?)
 }
 
-/// How many semantic rows need a vector.
+/// How many rows (semantic and episodic) need a vector.
 pub async fn count_semantic_missing(pool: &SqlitePool) -> Result<u64, VectorStoreError> {
     let n: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM semantic_memory
-         WHERE is_deleted = 0 AND embedding IS NULL AND substr(key, 1, 7) != 'lesson.'",
+        "SELECT (SELECT COUNT(*) FROM semantic_memory
+                 WHERE is_deleted = 0 AND embedding IS NULL AND substr(key, 1, 7) != 'lesson.')
+              + (SELECT COUNT(*) FROM episodic_memories WHERE is_deleted = 0 AND embedding IS NULL)",
     )
     .fetch_one(pool)
     .await?;

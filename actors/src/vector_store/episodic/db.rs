@@ -1,0 +1,278 @@
+//! SQL for episodic rows.
+
+use chrono::{DateTime, Utc};
+use sqlx::sqlite::{SqliteConnection, SqlitePool};
+
+use super::mirror::ChangedEpisode;
+use super::EpisodicEntry;
+use crate::embedder::vector::{from_blob, to_blob};
+use crate::vector_store::VectorStoreError;
+
+#[derive(sqlx::FromRow)]
+struct Row {
+    id: i64,
+    text: String,
+    tags: String,
+    importance: f64,
+    created_at: String,
+}
+
+impl From<Row> for EpisodicEntry {
+    fn from(r: Row) -> Self {
+        EpisodicEntry {
+            id: r.id,
+            text: r.text,
+            tags: serde_json::from_str(&r.tags).unwrap_or_default(),
+            importance: r.importance,
+            created_at: r.created_at,
+        }
+    }
+}
+
+/// Rows changed after `since` (tombstones included).
+pub async fn fetch_changed(
+    pool: &SqlitePool,
+    since: i64,
+) -> Result<Vec<ChangedEpisode>, VectorStoreError> {
+    #[derive(sqlx::FromRow)]
+    struct Changed {
+        #[sqlx(flatten)]
+        row: Row,
+        seq: i64,
+        is_deleted: bool,
+        embedding: Option<Vec<u8>>,
+        embedding_space: Option<String>,
+    }
+    let rows: Vec<Changed> = sqlx::query_as(
+        "SELECT id, text, tags, importance, created_at, seq, is_deleted, embedding, embedding_space
+         FROM episodic_memories WHERE seq > ?",
+    )
+    .bind(since)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|c| {
+            let created = DateTime::parse_from_rfc3339(&c.row.created_at)
+                .map(|d| d.with_timezone(&Utc))
+                .unwrap_or_default();
+            ChangedEpisode {
+                entry: c.row.into(),
+                created,
+                seq: c.seq,
+                is_deleted: c.is_deleted,
+                vector: match (
+                    c.embedding_space,
+                    c.embedding.as_deref().and_then(from_blob),
+                ) {
+                    (Some(space), Some(v)) => Some((space, v)),
+                    _ => None,
+                },
+            }
+        })
+        .collect())
+}
+
+/// The active row with this content hash.
+pub async fn active_by_hash(
+    conn: &mut SqliteConnection,
+    hash: &str,
+) -> Result<Option<i64>, VectorStoreError> {
+    Ok(sqlx::query_scalar(
+        "SELECT id FROM episodic_memories WHERE content_hash = ? AND is_deleted = 0 LIMIT 1",
+    )
+    .bind(hash)
+    .fetch_optional(conn)
+    .await?)
+}
+
+/// Active rows.
+pub async fn count_active(conn: &mut SqliteConnection) -> Result<u64, VectorStoreError> {
+    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM episodic_memories WHERE is_deleted = 0")
+        .fetch_one(conn)
+        .await?;
+    Ok(u64::try_from(n).unwrap_or(0))
+}
+
+/// Tombstones the `n` least important, oldest active rows; returns their ids.
+pub async fn evict(conn: &mut SqliteConnection, n: u64) -> Result<Vec<i64>, VectorStoreError> {
+    Ok(sqlx::query_scalar(
+        "UPDATE episodic_memories SET is_deleted = 1 WHERE id IN (
+             SELECT id FROM episodic_memories WHERE is_deleted = 0
+             ORDER BY importance ASC, created_at ASC, id ASC LIMIT ?)
+         RETURNING id",
+    )
+    .bind(i64::try_from(n).unwrap_or(i64::MAX))
+    .fetch_all(conn)
+    .await?)
+}
+
+/// What an insert stores.
+pub struct NewEpisode<'a> {
+    /// Text.
+    pub text: &'a str,
+    /// Tags as JSON.
+    pub tags_json: &'a str,
+    /// Importance.
+    pub importance: f64,
+    /// Content hash.
+    pub hash: &'a str,
+    /// Source.
+    pub source: &'a str,
+    /// Creation time.
+    pub created_at: &'a str,
+    /// Vector and signature, if it belongs to the current space.
+    pub vector: Option<(&'a [f32], &'a str)>,
+}
+
+/// Inserts a row; returns its id.
+pub async fn insert(
+    conn: &mut SqliteConnection,
+    row: NewEpisode<'_>,
+) -> Result<i64, VectorStoreError> {
+    Ok(sqlx::query_scalar(
+        "INSERT INTO episodic_memories
+             (text, tags, importance, content_hash, source, created_at, embedding, embedding_space)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+    )
+    .bind(row.text)
+    .bind(row.tags_json)
+    .bind(row.importance)
+    .bind(row.hash)
+    .bind(row.source)
+    .bind(row.created_at)
+    .bind(row.vector.map(|(v, _)| to_blob(v)))
+    .bind(row.vector.map(|(_, s)| s))
+    .fetch_one(conn)
+    .await?)
+}
+
+/// Tombstones one row; false if it was not active.
+pub async fn tombstone(pool: &SqlitePool, id: i64) -> Result<bool, VectorStoreError> {
+    let done =
+        sqlx::query("UPDATE episodic_memories SET is_deleted = 1 WHERE id = ? AND is_deleted = 0")
+            .bind(id)
+            .execute(pool)
+            .await?
+            .rows_affected();
+    Ok(done > 0)
+}
+
+/// A page of active rows, newest first, and the active total.
+pub async fn page(
+    pool: &SqlitePool,
+    offset: u32,
+    limit: u32,
+) -> Result<(Vec<EpisodicEntry>, i64), VectorStoreError> {
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT id, text, tags, importance, created_at FROM episodic_memories
+         WHERE is_deleted = 0 ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
+    )
+    .bind(i64::from(limit))
+    .bind(i64::from(offset))
+    .fetch_all(pool)
+    .await?;
+    let total: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM episodic_memories WHERE is_deleted = 0")
+            .fetch_one(pool)
+            .await?;
+    Ok((rows.into_iter().map(Into::into).collect(), total))
+}
+
+/// An FTS5 query matching any word of `text` (OR logic), or `None` if it
+/// has no words. Each word is quoted, so FTS syntax in user text is inert.
+pub fn fts_query(text: &str) -> Option<String> {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| format!("\"{}\"", w.to_lowercase()))
+        .collect();
+    (!words.is_empty()).then(|| words.join(" OR "))
+}
+
+/// Active rows matching `text` by BM25, best first (at most `limit`).
+pub async fn keyword_search(
+    pool: &SqlitePool,
+    text: &str,
+    limit: u32,
+) -> Result<Vec<(i64, f64)>, VectorStoreError> {
+    let Some(query) = fts_query(text) else {
+        return Ok(Vec::new());
+    };
+    Ok(sqlx::query_as(
+        "SELECT m.id, -bm25(episodic_fts) AS score FROM episodic_fts
+         JOIN episodic_memories m ON m.id = episodic_fts.rowid
+         WHERE episodic_fts MATCH ? AND m.is_deleted = 0
+         ORDER BY bm25(episodic_fts) LIMIT ?",
+    )
+    .bind(query)
+    .bind(i64::from(limit))
+    .fetch_all(pool)
+    .await?)
+}
+
+/// Records that rows were returned by a search.
+pub async fn touch(pool: &SqlitePool, ids: &[i64], now: &str) -> Result<(), VectorStoreError> {
+    for id in ids {
+        sqlx::query("UPDATE episodic_memories SET last_accessed = ? WHERE id = ?")
+            .bind(now)
+            .bind(id)
+            .execute(pool)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Active rows without a vector: (id, text).
+pub async fn missing_vectors(
+    pool: &SqlitePool,
+    limit: u32,
+) -> Result<Vec<(i64, String)>, VectorStoreError> {
+    Ok(sqlx::query_as(
+        "SELECT id, text FROM episodic_memories WHERE is_deleted = 0 AND embedding IS NULL
+         ORDER BY id LIMIT ?",
+    )
+    .bind(i64::from(limit))
+    .fetch_all(pool)
+    .await?)
+}
+
+/// Stores a backfilled vector if the row still has this text and no vector.
+pub async fn store_vector(
+    conn: &mut SqliteConnection,
+    id: i64,
+    text: &str,
+    vector: &[f32],
+    signature: &str,
+) -> Result<bool, VectorStoreError> {
+    let done = sqlx::query(
+        "UPDATE episodic_memories SET embedding = ?, embedding_space = ?
+         WHERE id = ? AND text = ? AND is_deleted = 0 AND embedding IS NULL",
+    )
+    .bind(to_blob(vector))
+    .bind(signature)
+    .bind(id)
+    .bind(text)
+    .execute(conn)
+    .await?
+    .rows_affected();
+    Ok(done > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fts_query;
+
+    #[test]
+    fn fts_queries_are_or_of_quoted_words() {
+        assert_eq!(
+            fts_query("Where's the cat?").unwrap(),
+            "\"where\" OR \"s\" OR \"the\" OR \"cat\""
+        );
+        assert_eq!(
+            fts_query("\"NEAR(a b)\" OR *").unwrap(),
+            "\"near\" OR \"a\" OR \"b\" OR \"or\""
+        );
+        assert!(fts_query(" ?! ").is_none());
+    }
+}

@@ -1,0 +1,321 @@
+//! Episodic messages and their handlers.
+
+use actix::prelude::*;
+
+use super::db::{self, NewEpisode};
+use super::search::{rank, Inputs};
+use super::{content_hash, EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite};
+use super::{MAX_TEXT_CHARS, MIN_TEXT_CHARS};
+use crate::clock::format_ts;
+use crate::screening::{find_injection, redact};
+use crate::vector_store::db::{record_event, NewEvent};
+use crate::vector_store::episodic_rank::{sanitize_tags, NEAR_DUPLICATE_COSINE};
+use crate::vector_store::messages::EmbeddedQuery;
+use crate::vector_store::space::CommitVector;
+use crate::vector_store::{VectorStore, VectorStoreError};
+
+/// Stores a fragment (vector embedded beforehand, if any).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<i64, VectorStoreError>")]
+pub struct WriteEpisodic {
+    /// The fragment.
+    pub write: EpisodicWrite,
+    /// Its vector, made before the call.
+    pub vector: Option<CommitVector>,
+}
+
+/// Searches fragments.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<Vec<EpisodicHit>, VectorStoreError>")]
+pub struct SearchEpisodic {
+    /// Parameters.
+    pub query: EpisodicQuery,
+    /// The query's embedding, when ready.
+    pub embedded: Option<EmbeddedQuery>,
+}
+
+/// Tombstones one fragment.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(), VectorStoreError>")]
+pub struct DeleteEpisodic {
+    /// Row id.
+    pub id: i64,
+}
+
+/// A page of fragments, newest first, with the total.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(Vec<EpisodicEntry>, i64), VectorStoreError>")]
+pub struct ListEpisodic {
+    /// Rows to skip.
+    pub offset: u32,
+    /// Page size.
+    pub limit: u32,
+}
+
+/// Checks length and screening; returns the trimmed text.
+pub fn validate_text(text: &str) -> Result<String, VectorStoreError> {
+    let trimmed = text.trim();
+    let chars = trimmed.chars().count();
+    if !(MIN_TEXT_CHARS..=MAX_TEXT_CHARS).contains(&chars) {
+        return Err(VectorStoreError::InvalidText(format!(
+            "text is {chars} characters; it must be {MIN_TEXT_CHARS} to {MAX_TEXT_CHARS}"
+        )));
+    }
+    Ok(trimmed.to_owned())
+}
+
+impl Handler<WriteEpisodic> for VectorStore {
+    type Result = AtomicResponse<Self, Result<i64, VectorStoreError>>;
+
+    fn handle(&mut self, msg: WriteEpisodic, _: &mut Context<Self>) -> Self::Result {
+        let since = self.episodic.seq();
+        let max = self.settings.episodic_max;
+        let fetch =
+            self.concurrent(move |pool, _, _| async move { db::fetch_changed(&pool, since).await });
+        AtomicResponse::new(Box::pin(
+            fetch
+                .then(move |changed, act, _| {
+                    let prepared = changed.and_then(|changed| {
+                        act.episodic.apply(changed);
+                        let signature =
+                            msg.vector.as_ref().and_then(|v| v.signature_in(&act.space));
+                        // Near-duplicates only count against active rows: the
+                        // mirror holds no tombstones, so a deleted twin never
+                        // blocks a new memory.
+                        let duplicate = match (&msg.vector, &signature) {
+                            (Some(v), Some(sig)) if msg.write.dedup => act
+                                .episodic
+                                .nearest(&v.vector, sig)
+                                .filter(|(_, cos)| *cos > NEAR_DUPLICATE_COSINE)
+                                .map(|(id, _)| id),
+                            _ => None,
+                        };
+                        let pool = act.pool()?;
+                        Ok((
+                            signature,
+                            duplicate,
+                            pool,
+                            act.settings.max_events,
+                            format_ts(act.clock.now()),
+                        ))
+                    });
+                    fut::wrap_future::<_, Self>(async move {
+                        let (signature, duplicate, pool, max_events, now) = prepared?;
+                        if let Some(id) = duplicate {
+                            return Err(VectorStoreError::DuplicateEpisode { id });
+                        }
+                        store(&pool, msg, signature, max, max_events, &now).await
+                    })
+                })
+                .map(|res, act, ctx| {
+                    if matches!(&res, Err(e) if e.is_fatal()) {
+                        act.pool = None;
+                        ctx.stop();
+                    }
+                    res
+                }),
+        ))
+    }
+}
+
+async fn store(
+    pool: &sqlx::SqlitePool,
+    msg: WriteEpisodic,
+    signature: Option<String>,
+    max: u64,
+    max_events: u32,
+    now: &str,
+) -> Result<i64, VectorStoreError> {
+    let write = msg.write;
+    let text = validate_text(&write.text)?;
+    if let Some(pattern) = find_injection(&text) {
+        let mut conn = pool.acquire().await?;
+        let snippet = redact(&text);
+        record_event(
+            &mut conn,
+            NewEvent {
+                event_type: "injection_blocked",
+                memory_type: "episodic",
+                key: "",
+                old_value: None,
+                new_value: Some(&snippet),
+                source: &write.source,
+            },
+            now,
+            max_events,
+        )
+        .await?;
+        return Err(VectorStoreError::InjectionDetected { pattern });
+    }
+    let hash = content_hash(&text);
+    let tags = serde_json::to_string(&sanitize_tags(&write.tags)).unwrap_or_else(|_| "[]".into());
+    let created_at = write.created_at.map_or_else(|| now.to_owned(), format_ts);
+    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+    if let Some(id) = db::active_by_hash(&mut tx, &hash).await? {
+        return Err(VectorStoreError::DuplicateEpisode { id });
+    }
+    // Capacity check and insert share one IMMEDIATE transaction, so two
+    // writers (or processes) cannot both take the last slot.
+    let active = db::count_active(&mut tx).await?;
+    if active >= max {
+        if write.preserve {
+            return Err(VectorStoreError::EpisodicFull { max });
+        }
+        let evicted = db::evict(&mut tx, active + 1 - max).await?;
+        tracing::info!(
+            count = evicted.len(),
+            "episodic cap reached; evicted least important, oldest"
+        );
+    }
+    let vector = msg
+        .vector
+        .as_ref()
+        .zip(signature.as_deref())
+        .map(|(v, s)| (v.vector.as_slice(), s));
+    let id = db::insert(
+        &mut tx,
+        NewEpisode {
+            text: &text,
+            tags_json: &tags,
+            importance: if write.importance.is_finite() {
+                write.importance.clamp(0.0, 1.0)
+            } else {
+                0.5
+            },
+            hash: &hash,
+            source: &write.source,
+            created_at: &created_at,
+            vector,
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(id)
+}
+
+impl Handler<SearchEpisodic> for VectorStore {
+    type Result = ResponseActFuture<Self, Result<Vec<EpisodicHit>, VectorStoreError>>;
+
+    fn handle(&mut self, msg: SearchEpisodic, _: &mut Context<Self>) -> Self::Result {
+        let since = self.episodic.seq();
+        let text = msg.query.text.clone();
+        let want_keywords = msg.embedded.is_none() || msg.query.mode != super::SearchMode::Vector;
+        let pool_size = crate::vector_store::episodic_rank::MMR_MAX_POOL as u32;
+        let fetch = self.concurrent(move |pool, _, _| async move {
+            let changed = db::fetch_changed(&pool, since).await?;
+            let keyword = if want_keywords {
+                db::keyword_search(&pool, &text, pool_size).await?
+            } else {
+                Vec::new()
+            };
+            Ok((changed, keyword))
+        });
+        Box::pin(fetch.map(move |res, act, ctx| {
+            let (changed, keyword) = res?;
+            act.episodic.apply(changed);
+            let now = msg.query.as_of.unwrap_or_else(|| act.clock.now());
+            let signature = act.space.signature();
+            let vector = msg.embedded.as_ref().and_then(|e| {
+                let sig = signature.as_deref()?;
+                (act.space.model_id.as_deref() == Some(e.model_id.as_str())
+                    && act.space.dim == Some(e.vector.len()))
+                .then_some((e.vector.as_slice(), sig))
+            });
+            let hits = rank(
+                &act.episodic,
+                Inputs {
+                    query: &msg.query,
+                    vector,
+                    keyword: &keyword,
+                    now,
+                },
+            );
+            let ids: Vec<i64> = hits.iter().map(|h| h.entry.id).collect();
+            if !ids.is_empty() {
+                if let Ok(pool) = act.pool() {
+                    let stamp = format_ts(act.clock.now());
+                    ctx.spawn(
+                        async move {
+                            if let Err(e) = db::touch(&pool, &ids, &stamp).await {
+                                tracing::debug!(error = %e, "last_accessed not updated");
+                            }
+                        }
+                        .into_actor(act),
+                    );
+                }
+            }
+            Ok(hits)
+        }))
+    }
+}
+
+impl Handler<DeleteEpisodic> for VectorStore {
+    type Result = AtomicResponse<Self, Result<(), VectorStoreError>>;
+
+    fn handle(&mut self, msg: DeleteEpisodic, _: &mut Context<Self>) -> Self::Result {
+        self.atomic(move |pool, _, _| async move {
+            if db::tombstone(&pool, msg.id).await? {
+                Ok(())
+            } else {
+                Err(VectorStoreError::EpisodeNotFound(msg.id))
+            }
+        })
+    }
+}
+
+impl Handler<ListEpisodic> for VectorStore {
+    type Result = ResponseActFuture<Self, Result<(Vec<EpisodicEntry>, i64), VectorStoreError>>;
+
+    fn handle(&mut self, msg: ListEpisodic, _: &mut Context<Self>) -> Self::Result {
+        self.concurrent(
+            move |pool, _, _| async move { db::page(&pool, msg.offset, msg.limit).await },
+        )
+    }
+}
+
+/// Fragments without a vector: (id, text).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<Vec<(i64, String)>, VectorStoreError>")]
+pub struct ListMissingEpisodicVectors {
+    /// At most this many.
+    pub limit: u32,
+}
+
+/// Stores backfilled fragment vectors (row unchanged, generation current).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<u64, VectorStoreError>")]
+pub struct StoreEpisodicVectors {
+    /// (id, text the vector was made from, vector).
+    pub rows: Vec<(i64, String, CommitVector)>,
+}
+
+impl Handler<ListMissingEpisodicVectors> for VectorStore {
+    type Result = ResponseActFuture<Self, Result<Vec<(i64, String)>, VectorStoreError>>;
+
+    fn handle(&mut self, msg: ListMissingEpisodicVectors, _: &mut Context<Self>) -> Self::Result {
+        self.concurrent(
+            move |pool, _, _| async move { db::missing_vectors(&pool, msg.limit).await },
+        )
+    }
+}
+
+impl Handler<StoreEpisodicVectors> for VectorStore {
+    type Result = AtomicResponse<Self, Result<u64, VectorStoreError>>;
+
+    fn handle(&mut self, msg: StoreEpisodicVectors, _: &mut Context<Self>) -> Self::Result {
+        let space = self.space.clone();
+        self.atomic(move |pool, _, _| async move {
+            let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+            let mut stored = 0;
+            for (id, text, vector) in msg.rows {
+                if let Some(sig) = vector.signature_in(&space) {
+                    if db::store_vector(&mut tx, id, &text, &vector.vector, &sig).await? {
+                        stored += 1;
+                    }
+                }
+            }
+            tx.commit().await?;
+            Ok(stored)
+        })
+    }
+}

@@ -1,0 +1,105 @@
+//! The episodic mirror: active fragments with their vectors, kept in the
+//! actor and refreshed by the change sequence (like the semantic mirror), so
+//! a search scans memory instead of decoding every BLOB from SQLite.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+
+use super::EpisodicEntry;
+use crate::embedder::vector::cosine;
+
+/// One changed row as read from memory.db.
+#[derive(Debug, Clone)]
+pub struct ChangedEpisode {
+    /// The row.
+    pub entry: EpisodicEntry,
+    /// Parsed `created_at`.
+    pub created: DateTime<Utc>,
+    /// Change sequence.
+    pub seq: i64,
+    /// Tombstoned now.
+    pub is_deleted: bool,
+    /// Vector with its space signature.
+    pub vector: Option<(String, Vec<f32>)>,
+}
+
+/// A mirrored active row.
+#[derive(Debug, Clone)]
+pub struct MirrorEpisode {
+    /// The row.
+    pub entry: EpisodicEntry,
+    /// Parsed `created_at`.
+    pub created: DateTime<Utc>,
+    /// Change sequence.
+    pub seq: i64,
+    /// Vector with its space signature.
+    pub vector: Option<(String, Vec<f32>)>,
+}
+
+/// Active episodic rows.
+#[derive(Debug, Default)]
+pub struct EpisodicMirror {
+    seq: i64,
+    rows: HashMap<i64, MirrorEpisode>,
+}
+
+impl EpisodicMirror {
+    /// Highest change sequence applied.
+    pub fn seq(&self) -> i64 {
+        self.seq
+    }
+
+    /// Forgets everything (the next delta reloads).
+    pub fn reset(&mut self) {
+        *self = Self::default();
+    }
+
+    /// Applies changed rows; older versions never replace newer ones.
+    pub fn apply(&mut self, changed: Vec<ChangedEpisode>) {
+        for row in changed {
+            self.seq = self.seq.max(row.seq);
+            if self
+                .rows
+                .get(&row.entry.id)
+                .is_some_and(|r| r.seq >= row.seq)
+            {
+                continue;
+            }
+            if row.is_deleted {
+                self.rows.remove(&row.entry.id);
+            } else {
+                self.rows.insert(
+                    row.entry.id,
+                    MirrorEpisode {
+                        entry: row.entry,
+                        created: row.created,
+                        seq: row.seq,
+                        vector: row.vector,
+                    },
+                );
+            }
+        }
+    }
+
+    /// An active row.
+    pub fn get(&self, id: i64) -> Option<&MirrorEpisode> {
+        self.rows.get(&id)
+    }
+
+    /// Active rows.
+    pub fn rows(&self) -> impl Iterator<Item = &MirrorEpisode> {
+        self.rows.values()
+    }
+
+    /// The most similar active row with a vector of `signature`, if any.
+    pub fn nearest(&self, query: &[f32], signature: &str) -> Option<(i64, f32)> {
+        self.rows
+            .values()
+            .filter_map(|row| match &row.vector {
+                Some((sig, v)) if sig == signature => Some((row.entry.id, cosine(query, v))),
+                _ => None,
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    }
+}
