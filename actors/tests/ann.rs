@@ -43,8 +43,13 @@ fn random_unit(rng: &mut Rng) -> Vec<f32> {
     normalized((0..DIM).map(|_| rng.normal()).collect())
 }
 
-/// Points around `centers.len()` topics: center + isotropic noise of norm
-/// about `spread`, normalized (cosine to the own center ≈ 0.85 at 0.6).
+/// Noise norm around a topic center: a point's cosine to its center is
+/// about 0.7 and two points of one topic about 0.5, like sentence
+/// embeddings of one subject.
+const SPREAD: f32 = 1.0;
+
+/// A point of a random topic: center + isotropic noise of norm about
+/// `spread`, normalized.
 fn around(rng: &mut Rng, centers: &[Vec<f32>], spread: f32) -> Vec<f32> {
     let center = &centers[(rng.next() % centers.len() as u64) as usize];
     let scale = spread / (DIM as f32).sqrt();
@@ -62,7 +67,7 @@ fn random_rows(rng: &mut Rng, n: usize) -> Vec<(u64, Vec<f32>)> {
 
 fn clustered_rows(rng: &mut Rng, n: usize, centers: &[Vec<f32>]) -> Vec<(u64, Vec<f32>)> {
     (0..n)
-        .map(|i| (row_id(i), around(rng, centers, 1.5)))
+        .map(|i| (row_id(i), around(rng, centers, SPREAD)))
         .collect()
 }
 
@@ -186,7 +191,9 @@ fn save_and_load_give_identical_results() {
     assert_eq!(loaded.dim(), DIM);
     assert!(!loaded.contains(rows[0].0));
     assert!(loaded.contains(rows[1].0));
-    let queries: Vec<_> = (0..25).map(|_| around(&mut rng, &centers, 0.6)).collect();
+    let queries: Vec<_> = (0..25)
+        .map(|_| around(&mut rng, &centers, SPREAD))
+        .collect();
     for q in &queries {
         assert_eq!(index.search(q, 10), loaded.search(q, 10));
     }
@@ -194,7 +201,7 @@ fn save_and_load_give_identical_results() {
     // A loaded index keeps growing.
     for i in 0..200 {
         loaded
-            .add(row_id(10_000 + i), &around(&mut rng, &centers, 0.6))
+            .add(row_id(10_000 + i), &around(&mut rng, &centers, SPREAD))
             .unwrap();
     }
     assert_eq!(loaded.len(), 2_000);
@@ -292,7 +299,9 @@ fn hnsw_recall_at_10_is_at_least_95_percent() {
     let centers: Vec<_> = (0..100).map(|_| random_unit(&mut rng)).collect();
     let rows = clustered_rows(&mut rng, 10_000, &centers);
     let index = build(DIM, rows.clone()).unwrap();
-    let queries: Vec<_> = (0..100).map(|_| around(&mut rng, &centers, 1.5)).collect();
+    let queries: Vec<_> = (0..100)
+        .map(|_| around(&mut rng, &centers, SPREAD))
+        .collect();
 
     let mut hits = 0;
     for q in &queries {
@@ -304,4 +313,29 @@ fn hnsw_recall_at_10_is_at_least_95_percent() {
     let recall = hits as f64 / (10 * queries.len()) as f64;
     eprintln!("recall@10 = {recall:.4}");
     assert!(recall >= 0.95, "recall@10 = {recall:.4}");
+}
+
+/// More threads searching at once than the machine has cores: usearch
+/// serves each search from a per-thread slot, and a search that finds none
+/// free fails, so the index must keep enough slots, also after a load.
+#[test]
+fn concurrent_searches_all_get_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(0x5EED_000A);
+    let rows = random_rows(&mut rng, 2_000);
+    let built = build(DIM, rows.clone()).unwrap();
+    let path = saved(dir.path(), &built);
+    let loaded = AnnIndex::load(&path, &meta(2_000)).unwrap().unwrap();
+    for index in [&built, &loaded] {
+        std::thread::scope(|s| {
+            for t in 0..8 {
+                let rows = &rows;
+                s.spawn(move || {
+                    for (id, vector) in rows.iter().skip(t).step_by(8).take(100) {
+                        assert_eq!(index.search(vector, 10).first().map(|r| r.0), Some(*id));
+                    }
+                });
+            }
+        });
+    }
 }

@@ -18,6 +18,8 @@ use kirocrew_actors::embedder::{EmbedKind, EmbeddingBackend, LlamaConfig, LlamaC
 pub enum BenchCommand {
     /// Embeddings per second, single calls vs batches of 32.
     Embed(EmbedArgs),
+    /// Episodic retrieval recall on the LoCoMo dev split.
+    Locomo(super::bench_locomo::LocomoArgs),
 }
 
 /// Options of `kirocrew bench embed`.
@@ -134,7 +136,10 @@ fn measure(
 
 /// Runs a bench command.
 pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
-    let BenchCommand::Embed(args) = cmd;
+    let args = match cmd {
+        BenchCommand::Embed(args) => args,
+        BenchCommand::Locomo(args) => return super::bench_locomo::run(args),
+    };
     if !args.model.is_file() {
         bail!("--model {} is not a file", args.model.display());
     }

@@ -6,6 +6,7 @@ mod auth;
 mod cli;
 mod config;
 mod embeddings;
+mod episodic;
 mod errors;
 mod helpers;
 mod lifecycle;

@@ -210,7 +210,7 @@ impl Handler<SearchEpisodic> for VectorStore {
             };
             Ok((changed, keyword))
         });
-        Box::pin(fetch.map(move |res, act, ctx| {
+        Box::pin(fetch.map(move |res, act, _| {
             let (changed, keyword) = res?;
             act.episodic.apply(changed);
             let now = msg.query.as_of.unwrap_or_else(|| act.clock.now());
@@ -234,14 +234,14 @@ impl Handler<SearchEpisodic> for VectorStore {
             if !ids.is_empty() {
                 if let Ok(pool) = act.pool() {
                     let stamp = format_ts(act.clock.now());
-                    ctx.spawn(
-                        async move {
-                            if let Err(e) = db::touch(&pool, &ids, &stamp).await {
-                                tracing::debug!(error = %e, "last_accessed not updated");
-                            }
+                    // An independent task, not ctx.spawn: futures inside the
+                    // actor are not polled while an atomic write (or close)
+                    // holds it, and this one may hold a pool connection.
+                    actix::spawn(async move {
+                        if let Err(e) = db::touch(&pool, &ids, &stamp).await {
+                            tracing::debug!(error = %e, "last_accessed not updated");
                         }
-                        .into_actor(act),
-                    );
+                    });
                 }
             }
             Ok(hits)
