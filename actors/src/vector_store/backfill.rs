@@ -60,29 +60,15 @@ async fn sweep(
         if rows.is_empty() {
             return Ok(done);
         }
-        let generation = store.space().await?.generation;
         let documents: Vec<String> = rows
             .iter()
             .map(|(key, value)| semantic_document(key, value))
             .collect();
-        let embedded = embedder
-            .embed_texts(documents, EmbedKind::Document)
-            .await
-            .map_err(|e| VectorStoreError::Unavailable(format!("embedding failed: {e}")))?;
+        let vectors = embed_for_commit(store, embedder, documents).await?;
         let batch: Vec<_> = rows
             .into_iter()
-            .zip(embedded.vectors)
-            .map(|((key, value), vector)| {
-                (
-                    key,
-                    value,
-                    CommitVector {
-                        vector,
-                        model_id: embedded.model_id.clone(),
-                        generation,
-                    },
-                )
-            })
+            .zip(vectors)
+            .map(|((key, value), vector)| (key, value, vector))
             .collect();
         let stored = store.store_vectors(batch).await?;
         if stored == 0 {
@@ -110,27 +96,12 @@ async fn sweep_episodic(
         if rows.is_empty() {
             return Ok(done);
         }
-        let generation = store.space().await?.generation;
         let texts: Vec<String> = rows.iter().map(|(_, text)| text.clone()).collect();
-        let embedded = embedder
-            .embed_texts(texts, EmbedKind::Document)
-            .await
-            .map_err(|e| VectorStoreError::Unavailable(format!("embedding failed: {e}")))?;
+        let vectors = embed_for_commit(store, embedder, texts).await?;
         let batch: Vec<_> = rows
             .into_iter()
-            .zip(embedded.vectors)
-            .map(|((id, text), vector)| {
-                let model_id = embedded.model_id.clone();
-                (
-                    id,
-                    text,
-                    CommitVector {
-                        vector,
-                        model_id,
-                        generation,
-                    },
-                )
-            })
+            .zip(vectors)
+            .map(|((id, text), vector)| (id, text, vector))
             .collect();
         let stored = store.store_episodic_vectors(batch).await?;
         if stored == 0 {
@@ -141,4 +112,29 @@ async fn sweep_episodic(
             .record_reembed(done, total.max(done), None, None)
             .await;
     }
+}
+
+/// Embeds a batch of documents and tags each vector with the model and the
+/// space generation sampled before the embed (the store drops vectors whose
+/// generation was superseded meanwhile).
+async fn embed_for_commit(
+    store: &VectorStoreHandle,
+    embedder: &crate::embedder::EmbedderHandle,
+    texts: Vec<String>,
+) -> Result<Vec<CommitVector>, VectorStoreError> {
+    let generation = store.space().await?.generation;
+    let embedded = embedder
+        .embed_texts(texts, EmbedKind::Document)
+        .await
+        .map_err(|e| VectorStoreError::Unavailable(format!("embedding failed: {e}")))?;
+    let model_id = embedded.model_id;
+    Ok(embedded
+        .vectors
+        .into_iter()
+        .map(|vector| CommitVector {
+            vector,
+            model_id: model_id.clone(),
+            generation,
+        })
+        .collect())
 }
