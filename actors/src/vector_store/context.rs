@@ -28,17 +28,29 @@ pub fn value_text(value: &Value) -> String {
 /// single oversized entry cannot blank the whole block. Returns an empty
 /// string when nothing fits.
 pub fn render_semantic_block(ranked: &[ScoredEntry], cap: usize) -> String {
-    let mut out = String::from(SEMANTIC_HEADER);
-    let mut used = SEMANTIC_HEADER.chars().count();
+    let lines = ranked
+        .iter()
+        .map(|scored| &scored.entry)
+        .filter(|entry| !entry.key.starts_with(LESSON_PREFIX))
+        .map(|entry| format!("{}: {}", entry.key, value_text(&entry.value)));
+    fit_lines(SEMANTIC_HEADER, lines, cap)
+}
+
+/// `header` followed by as many `lines` as fit within `cap` characters, in
+/// order; a line that does not fit is dropped and the scan goes on. Empty
+/// when no line fits. Shared by every context block.
+pub(crate) fn fit_lines(
+    header: &str,
+    lines: impl IntoIterator<Item = String>,
+    cap: usize,
+) -> String {
+    let mut out = String::from(header);
+    let mut used = header.chars().count();
     let mut any = false;
-    for scored in ranked {
-        let entry = &scored.entry;
-        if entry.key.starts_with(LESSON_PREFIX) {
-            continue;
-        }
-        let line = format!("\n{}: {}", entry.key, value_text(&entry.value));
-        let len = line.chars().count();
+    for line in lines {
+        let len = line.chars().count() + 1;
         if used + len <= cap {
+            out.push('\n');
             out.push_str(&line);
             used += len;
             any = true;

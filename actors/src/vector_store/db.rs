@@ -18,8 +18,8 @@ use sqlx::sqlite::{
 
 use super::error::VectorStoreError;
 use super::mirror::ChangedRow;
+use super::space::stored_vector;
 use super::types::{MemoryEvent, SemanticEntry};
-use crate::embedder::vector::from_blob;
 
 /// The schema migrations in `sql/`, embedded at compile time.
 pub static MIGRATOR: Migrator = sqlx::migrate!("../sql");
@@ -202,13 +202,7 @@ pub async fn fetch_changed_semantic(
             entry: c.row.into(),
             seq: c.seq,
             is_deleted: c.is_deleted,
-            vector: match (
-                c.embedding_space,
-                c.embedding.as_deref().and_then(from_blob),
-            ) {
-                (Some(space), Some(v)) => Some((space, v)),
-                _ => None,
-            },
+            vector: stored_vector(c.embedding_space, c.embedding.as_deref()),
         })
         .collect())
 }

@@ -259,16 +259,16 @@ impl VectorStore {
             let keywords = KeywordQuery::new(&query);
             // A query vector counts only if it was made by the model whose
             // space the store holds.
-            let signature = act.space.signature();
-            let vector = embedded.as_ref().and_then(|e| {
-                let sig = signature.as_deref()?;
-                (act.space.model_id.as_deref() == Some(e.model_id.as_str())
-                    && act.space.dim == Some(e.vector.len()))
-                .then_some(QueryVector {
+            let signature = embedded
+                .as_ref()
+                .and_then(|e| act.space.signature_for(&e.model_id, e.vector.len()));
+            let vector = embedded
+                .as_ref()
+                .zip(signature.as_deref())
+                .map(|(e, sig)| QueryVector {
                     vector: &e.vector,
                     signature: sig,
-                })
-            });
+                });
             // An empty query (no words, no vector) lists everything newest
             // first even for search.
             let everything = !matches_only || (keywords.is_empty() && vector.is_none());

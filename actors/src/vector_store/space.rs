@@ -12,7 +12,7 @@ use serde::Serialize;
 use sqlx::sqlite::{SqliteConnection, SqlitePool};
 
 use super::error::VectorStoreError;
-use crate::embedder::vector::to_blob;
+use crate::embedder::vector::{from_blob, to_blob};
 
 /// The active embedding space.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -33,6 +33,19 @@ impl SpaceInfo {
             _ => None,
         }
     }
+
+    /// The signature, if a vector of `dim` made by `model_id` belongs to
+    /// this space (only such vectors are compared or stored).
+    pub fn signature_for(&self, model_id: &str, dim: usize) -> Option<String> {
+        (self.model_id.as_deref() == Some(model_id) && self.dim == Some(dim))
+            .then(|| signature(model_id, dim))
+    }
+}
+
+/// A stored vector with the signature of its space, if both are present
+/// and the BLOB decodes.
+pub fn stored_vector(space: Option<String>, blob: Option<&[u8]>) -> Option<(String, Vec<f32>)> {
+    Some((space?, from_blob(blob?)?))
 }
 
 /// `<model_id>/<dim>`.
@@ -85,10 +98,10 @@ pub struct CommitVector {
 impl CommitVector {
     /// The signature to store, if this vector belongs to `space`.
     pub fn signature_in(&self, space: &SpaceInfo) -> Option<String> {
-        (self.generation == space.generation
-            && space.model_id.as_deref() == Some(self.model_id.as_str())
-            && space.dim == Some(self.vector.len()))
-        .then(|| signature(&self.model_id, self.vector.len()))
+        if self.generation != space.generation {
+            return None;
+        }
+        space.signature_for(&self.model_id, self.vector.len())
     }
 }
 

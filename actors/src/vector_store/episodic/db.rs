@@ -5,7 +5,8 @@ use sqlx::sqlite::{SqliteConnection, SqlitePool};
 
 use super::mirror::ChangedEpisode;
 use super::EpisodicEntry;
-use crate::embedder::vector::{from_blob, to_blob};
+use crate::embedder::vector::to_blob;
+use crate::vector_store::space::stored_vector;
 use crate::vector_store::VectorStoreError;
 
 #[derive(sqlx::FromRow)]
@@ -61,13 +62,7 @@ pub async fn fetch_changed(
                 created,
                 seq: c.seq,
                 is_deleted: c.is_deleted,
-                vector: match (
-                    c.embedding_space,
-                    c.embedding.as_deref().and_then(from_blob),
-                ) {
-                    (Some(space), Some(v)) => Some((space, v)),
-                    _ => None,
-                },
+                vector: stored_vector(c.embedding_space, c.embedding.as_deref()),
             }
         })
         .collect())

@@ -214,13 +214,15 @@ impl Handler<SearchEpisodic> for VectorStore {
             let (changed, keyword) = res?;
             act.episodic.apply(changed);
             let now = msg.query.as_of.unwrap_or_else(|| act.clock.now());
-            let signature = act.space.signature();
-            let vector = msg.embedded.as_ref().and_then(|e| {
-                let sig = signature.as_deref()?;
-                (act.space.model_id.as_deref() == Some(e.model_id.as_str())
-                    && act.space.dim == Some(e.vector.len()))
-                .then_some((e.vector.as_slice(), sig))
-            });
+            let signature = msg
+                .embedded
+                .as_ref()
+                .and_then(|e| act.space.signature_for(&e.model_id, e.vector.len()));
+            let vector = msg
+                .embedded
+                .as_ref()
+                .zip(signature.as_deref())
+                .map(|(e, sig)| (e.vector.as_slice(), sig));
             let hits = rank(
                 &act.episodic,
                 Inputs {

@@ -21,6 +21,8 @@ use serde::{Deserialize, Serialize};
 pub use messages::*;
 pub use mirror::EpisodicMirror;
 
+use super::context::fit_lines;
+
 /// Shortest fragment kept, in characters.
 pub const MIN_TEXT_CHARS: usize = 10;
 /// Longest fragment kept, in characters.
@@ -159,35 +161,18 @@ pub fn content_hash(text: &str) -> String {
 /// fragments, each cut to [`CONTEXT_FRAGMENT_CHARS`], the whole within
 /// min([`CONTEXT_CAP`], `cap`) characters; empty when nothing fits.
 pub fn render_episodic_block(hits: &[EpisodicHit], cap: usize) -> String {
-    const HEADER: &str = "[Episodic Memory]";
-    let cap = cap.min(CONTEXT_CAP);
-    let mut out = String::from(HEADER);
-    let mut used = HEADER.chars().count();
-    let mut any = false;
-    for hit in hits.iter().take(CONTEXT_LIMIT) {
+    let lines = hits.iter().take(CONTEXT_LIMIT).map(|hit| {
         let text: String = hit
             .entry
             .text
             .chars()
             .take(CONTEXT_FRAGMENT_CHARS)
             .collect();
-        let line = format!(
-            "\n- ({}) {}",
-            &hit.entry.created_at[..10.min(hit.entry.created_at.len())],
-            text.replace('\n', " ")
-        );
-        let len = line.chars().count();
-        if used + len <= cap {
-            out.push_str(&line);
-            used += len;
-            any = true;
-        }
-    }
-    if any {
-        out
-    } else {
-        String::new()
-    }
+        let created = &hit.entry.created_at;
+        let day = created.get(..10).unwrap_or(created);
+        format!("- ({day}) {}", text.replace('\n', " "))
+    });
+    fit_lines("[Episodic Memory]", lines, cap.min(CONTEXT_CAP))
 }
 
 #[cfg(test)]
