@@ -21,5 +21,7 @@
 pub mod clock;
 pub mod download;
 pub mod embedder;
+pub mod heartbeat;
+pub mod memory_files;
 pub mod screening;
 pub mod vector_store;

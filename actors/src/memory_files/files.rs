@@ -1,0 +1,464 @@
+//! [`MemoryDir`]: the Markdown memory layers on disk (spec: "Memory",
+//! "Decaying Memory", "History Pruning") and the decaying-history cache.
+//!
+//! Plain synchronous code with no actix in it, so the `MemoryFiles` actor
+//! stays thin and the history bench can drive it directly.
+//!
+//! - `preferences.md`, `projects.md`: replaced wholesale, atomically
+//!   (temporary file in the same directory, fsync, rename).
+//! - `history/YYYY-MM-DD.md`: append-only, one `## HH:MM` entry per append,
+//!   dated and timed in the local time zone.
+//! - [`MemoryDir::read_recent_history`]: the 181-day decay walk, cached for
+//!   five seconds keyed on `(days, today)`; append and prune invalidate it.
+
+use std::collections::HashSet;
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Local, NaiveDate, Utc};
+use serde::Serialize;
+
+use super::error::MemoryFilesError;
+use super::history::{self, Tier};
+use crate::clock::SharedClock;
+
+/// How long an assembled history string is reused (`_HISTORY_CACHE_TTL_SECS`).
+pub const HISTORY_CACHE_TTL: chrono::Duration = chrono::Duration::seconds(5);
+/// The preferences layer's file name.
+pub const PREFERENCES_FILE: &str = "preferences.md";
+/// The projects layer's file name.
+pub const PROJECTS_FILE: &str = "projects.md";
+/// The daily history folder.
+pub const HISTORY_DIR: &str = "history";
+/// Longest history entry accepted, in characters.
+pub const MAX_ENTRY_CHARS: usize = 20_000;
+/// Largest preferences/projects text accepted, in bytes.
+pub const MAX_LAYER_BYTES: usize = 1 << 20;
+/// Files larger than this are not read (a runaway file must not stall a
+/// context build); they are logged and skipped.
+pub const MAX_READ_BYTES: u64 = 4 << 20;
+
+/// The two wholesale-replaced layers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layer {
+    /// preferences.md
+    Preferences,
+    /// projects.md
+    Projects,
+}
+
+impl Layer {
+    /// The layer's file name.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Layer::Preferences => PREFERENCES_FILE,
+            Layer::Projects => PROJECTS_FILE,
+        }
+    }
+}
+
+/// One indexable section of a memory file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Doc {
+    /// Path relative to the memory directory.
+    pub file: String,
+    /// `## ` heading, or the history entry's `date time`.
+    pub section: String,
+    /// The section's text.
+    pub content: String,
+}
+
+/// What [`MemoryDir::append_history`] wrote.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AppendedEntry {
+    /// `history/YYYY-MM-DD.md`
+    pub file: String,
+    /// The local date.
+    pub date: NaiveDate,
+    /// The local time heading (`HH:MM`).
+    pub time: String,
+    /// The section as indexed.
+    #[serde(skip)]
+    pub doc: Doc,
+}
+
+/// What a prune did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PruneReport {
+    /// Files deleted (names, oldest first).
+    pub removed: Vec<String>,
+    /// Dated files left.
+    pub kept: usize,
+    /// Files whose names are not dates (never touched).
+    pub skipped: usize,
+}
+
+#[derive(Debug, Clone)]
+struct CachedHistory {
+    days: u32,
+    today: NaiveDate,
+    built: DateTime<Utc>,
+    text: String,
+}
+
+/// The memory directory (`workspace/memory`).
+pub struct MemoryDir {
+    root: PathBuf,
+    clock: SharedClock,
+    cache: Option<CachedHistory>,
+}
+
+impl std::fmt::Debug for MemoryDir {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryDir")
+            .field("root", &self.root)
+            .finish()
+    }
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> MemoryFilesError + '_ {
+    move |source| MemoryFilesError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// Reads a file as text (lossily: a stray byte must not hide a whole day),
+/// `None` if it is missing or too large.
+fn read_text(path: &Path) -> Result<Option<String>, MemoryFilesError> {
+    let meta = match fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_err(path)(e)),
+    };
+    if !meta.is_file() {
+        return Ok(None);
+    }
+    if meta.len() > MAX_READ_BYTES {
+        tracing::warn!(path = %path.display(), bytes = meta.len(), "memory file too large; skipped");
+        return Ok(None);
+    }
+    let bytes = fs::read(path).map_err(io_err(path))?;
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+/// Splits a non-history Markdown file into its `## ` sections (the text
+/// before the first heading is a section named after the `# ` title, or
+/// unnamed).
+pub fn split_sections(file: &str, text: &str) -> Vec<Doc> {
+    let mut docs = Vec::new();
+    let mut section = String::new();
+    let mut body = String::new();
+    let flush = |section: &str, body: &str, docs: &mut Vec<Doc>| {
+        if !body.trim().is_empty() || !section.is_empty() {
+            docs.push(Doc {
+                file: file.to_owned(),
+                section: section.to_owned(),
+                content: body.trim().to_owned(),
+            });
+        }
+    };
+    for line in text.lines() {
+        if let Some(heading) = line.strip_prefix("## ") {
+            flush(&section, &body, &mut docs);
+            section = heading.trim().to_owned();
+            body.clear();
+        } else if let (Some(title), true) = (line.strip_prefix("# "), docs.is_empty()) {
+            if section.is_empty() && body.trim().is_empty() {
+                section = title.trim().to_owned();
+            } else {
+                body.push_str(line);
+                body.push('\n');
+            }
+        } else {
+            body.push_str(line);
+            body.push('\n');
+        }
+    }
+    flush(&section, &body, &mut docs);
+    docs.retain(|d| !d.content.is_empty() || !d.section.is_empty());
+    docs
+}
+
+/// The sections of a dated history file: one per entry.
+pub fn history_docs(file: &str, date: NaiveDate, text: &str) -> Vec<Doc> {
+    history::parse_entries(text)
+        .into_iter()
+        .map(|e| Doc {
+            file: file.to_owned(),
+            section: match e.time {
+                Some(t) => format!("{date} {t}"),
+                None => date.to_string(),
+            },
+            content: e.text,
+        })
+        .collect()
+}
+
+/// Every indexable section under `root`: the top-level `*.md` files and
+/// `history/*.md` (dated files by entry, others by section). Unreadable
+/// files are logged and skipped: one bad file must not empty the index.
+pub fn collect_documents(root: &Path) -> Vec<Doc> {
+    let mut docs = Vec::new();
+    for (dir, prefix) in [(root.to_path_buf(), ""), (root.join(HISTORY_DIR), "history/")] {
+        let mut names = markdown_names(&dir);
+        names.sort();
+        for name in names {
+            let rel = format!("{prefix}{name}");
+            match read_text(&dir.join(&name)) {
+                Ok(Some(text)) => docs.extend(docs_of(&rel, &text)),
+                Ok(None) => {}
+                Err(e) => tracing::warn!(error = %e, "memory file not indexed"),
+            }
+        }
+    }
+    docs
+}
+
+/// The sections of one file, given its path relative to the memory dir.
+pub fn docs_of(rel: &str, text: &str) -> Vec<Doc> {
+    let dated = rel
+        .strip_prefix("history/")
+        .and_then(history::parse_file_name);
+    match dated {
+        Some(date) => history_docs(rel, date, text),
+        None => split_sections(rel, text),
+    }
+}
+
+fn markdown_names(dir: &Path) -> Vec<String> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".md"))
+        .collect()
+}
+
+impl MemoryDir {
+    /// The memory directory at `root`; nothing is created yet.
+    pub fn new(root: PathBuf, clock: SharedClock) -> Self {
+        Self {
+            root,
+            clock,
+            cache: None,
+        }
+    }
+
+    /// The directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The history folder.
+    pub fn history_dir(&self) -> PathBuf {
+        self.root.join(HISTORY_DIR)
+    }
+
+    /// Creates the directory and its history folder.
+    pub fn ensure(&self) -> Result<(), MemoryFilesError> {
+        let dir = self.history_dir();
+        fs::create_dir_all(&dir).map_err(io_err(&dir))
+    }
+
+    /// Now, in the local time zone.
+    pub fn local_now(&self) -> DateTime<Local> {
+        self.clock.now().with_timezone(&Local)
+    }
+
+    /// Today's local date.
+    pub fn today(&self) -> NaiveDate {
+        self.local_now().date_naive()
+    }
+
+    /// Drops the cached history string.
+    pub fn invalidate_history_cache(&mut self) {
+        self.cache = None;
+    }
+
+    /// The decayed history of the last 181 days, newest first: ages below
+    /// `days` in full, below 61 compressed, below 181 as counts. Reused for
+    /// five seconds while `(days, today)` is unchanged.
+    pub fn read_recent_history(&mut self, days: u32) -> Result<String, MemoryFilesError> {
+        if i64::from(days) > history::WINDOW_DAYS {
+            return Err(MemoryFilesError::InvalidDays(days));
+        }
+        let now = self.clock.now();
+        let today = self.today();
+        if let Some(c) = &self.cache {
+            let age = now - c.built;
+            if c.days == days
+                && c.today == today
+                && age >= chrono::Duration::zero()
+                && age < HISTORY_CACHE_TTL
+            {
+                return Ok(c.text.clone());
+            }
+        }
+        let text = self.read_recent_history_uncached(days, today)?;
+        self.cache = Some(CachedHistory {
+            days,
+            today,
+            built: now,
+            text: text.clone(),
+        });
+        Ok(text)
+    }
+
+    fn read_recent_history_uncached(
+        &self,
+        days: u32,
+        today: NaiveDate,
+    ) -> Result<String, MemoryFilesError> {
+        let dir = self.history_dir();
+        // One directory listing instead of 181 stats.
+        let present: HashSet<String> = markdown_names(&dir).into_iter().collect();
+        let mut blocks = Vec::new();
+        for age in 0..history::WINDOW_DAYS {
+            let date = today - chrono::Duration::days(age);
+            let name = history::file_name(date);
+            if !present.contains(&name) {
+                continue;
+            }
+            let tier = history::tier_for(age, days);
+            if tier == Tier::Outside {
+                continue;
+            }
+            let Some(text) = read_text(&dir.join(&name))? else {
+                continue;
+            };
+            let entries = history::parse_entries(&text);
+            if let Some(block) = history::render_day(date, &entries, tier) {
+                blocks.push(block);
+            }
+        }
+        Ok(blocks.join("\n"))
+    }
+
+    /// Appends `text` to today's file under a `## HH:MM` heading (local
+    /// time), creating the file with its `# date` title.
+    pub fn append_history(&mut self, text: &str) -> Result<AppendedEntry, MemoryFilesError> {
+        let text = text.trim();
+        let chars = text.chars().count();
+        if chars == 0 || chars > MAX_ENTRY_CHARS {
+            return Err(MemoryFilesError::InvalidText(format!(
+                "a history entry must have 1 to {MAX_ENTRY_CHARS} characters, got {chars}"
+            )));
+        }
+        self.ensure()?;
+        let now = self.local_now();
+        let date = now.date_naive();
+        let time = now.format("%H:%M").to_string();
+        let name = history::file_name(date);
+        let path = self.history_dir().join(&name);
+        let mut chunk = String::new();
+        let exists = path.exists();
+        if !exists {
+            chunk.push_str(&history::day_title(date));
+        }
+        chunk.push_str(&history::format_entry(&time, text));
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io_err(&path))?;
+        file.write_all(chunk.as_bytes()).map_err(io_err(&path))?;
+        file.sync_data().map_err(io_err(&path))?;
+        self.invalidate_history_cache();
+        let rel = format!("{HISTORY_DIR}/{name}");
+        let doc = history_docs(&rel, date, &chunk)
+            .pop()
+            .unwrap_or_else(|| Doc {
+                file: rel.clone(),
+                section: format!("{date} {time}"),
+                content: text.to_owned(),
+            });
+        Ok(AppendedEntry {
+            file: rel,
+            date,
+            time,
+            doc,
+        })
+    }
+
+    /// Deletes dated history files older than `keep_days` (see
+    /// [`history::prune_selection`]); other files are left alone.
+    pub fn prune_history(&mut self, keep_days: u32) -> Result<PruneReport, MemoryFilesError> {
+        if keep_days == 0 {
+            return Err(MemoryFilesError::InvalidKeepDays(keep_days));
+        }
+        let dir = self.history_dir();
+        let names = markdown_names(&dir);
+        let doomed = history::prune_selection(names.iter().map(String::as_str), self.today(), keep_days);
+        let mut report = PruneReport::default();
+        for name in &doomed {
+            let path = dir.join(name);
+            match fs::remove_file(&path) {
+                Ok(()) => report.removed.push(name.clone()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io_err(&path)(e)),
+            }
+        }
+        let dated = names
+            .iter()
+            .filter(|n| history::parse_file_name(n).is_some())
+            .count();
+        report.kept = dated - report.removed.len();
+        report.skipped = names.len() - dated;
+        self.invalidate_history_cache();
+        Ok(report)
+    }
+
+    /// The text of a layer ("" when the file does not exist).
+    pub fn read_layer(&self, layer: Layer) -> Result<String, MemoryFilesError> {
+        Ok(read_text(&self.root.join(layer.file_name()))?.unwrap_or_default())
+    }
+
+    /// Replaces a layer's file atomically; returns its new sections.
+    pub fn replace_layer(&mut self, layer: Layer, text: &str) -> Result<Vec<Doc>, MemoryFilesError> {
+        if text.len() > MAX_LAYER_BYTES {
+            return Err(MemoryFilesError::InvalidText(format!(
+                "{} may hold at most {MAX_LAYER_BYTES} bytes, got {}",
+                layer.file_name(),
+                text.len()
+            )));
+        }
+        self.ensure()?;
+        let path = self.root.join(layer.file_name());
+        let mut tmp = tempfile::NamedTempFile::new_in(&self.root).map_err(io_err(&self.root))?;
+        tmp.write_all(text.as_bytes()).map_err(io_err(&path))?;
+        tmp.as_file().sync_all().map_err(io_err(&path))?;
+        tmp.persist(&path).map_err(|e| io_err(&path)(e.error))?;
+        Ok(split_sections(layer.file_name(), text))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sections_split_on_level_two_headings() {
+        let text = "# Preferences\nintro line\n\n## Editor\n- editor: vim\n\n## Style\n- terse\n";
+        let docs = split_sections("preferences.md", text);
+        let sections: Vec<_> = docs.iter().map(|d| d.section.as_str()).collect();
+        assert_eq!(sections, vec!["Preferences", "Editor", "Style"]);
+        assert_eq!(docs[1].content, "- editor: vim");
+        assert!(split_sections("x.md", "  \n").is_empty());
+        assert_eq!(split_sections("x.md", "plain")[0].section, "");
+    }
+
+    #[test]
+    fn dated_history_files_index_by_entry() {
+        let docs = docs_of("history/2026-03-14.md", "# 2026-03-14\n\n## 09:15\nran tests\n");
+        assert_eq!(docs.len(), 1);
+        assert_eq!(docs[0].section, "2026-03-14 09:15");
+        let other = docs_of("history/notes.md", "## A\nx\n");
+        assert_eq!(other[0].section, "A");
+    }
+}

@@ -1,0 +1,320 @@
+//! memory_index.db: the FTS5 full-text index over the Markdown memory files
+//! (spec: "Memory": `tokenize='porter unicode61'`, self-healing, incremental
+//! updates, full rebuilds).
+//!
+//! The index is derived data: every row can be recomputed from the files.
+//! So any sign of damage (the file is not a database, a page is malformed,
+//! the schema is from another version) is handled the same way: close it,
+//! delete it (with its WAL and shared-memory files), create it anew and
+//! re-index the files. Callers never see a corrupt index as an error.
+//!
+//! Schema: `docs` holds one row per section (file, section, content, and
+//! the `lemmas` column of [`super::lemma`]); `docs_fts` is an external-content
+//! FTS5 table over `content` and `lemmas`, kept in step by triggers. The
+//! plain table lets an incremental update find a file's rows by index
+//! instead of scanning the FTS table.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+
+use super::files::Doc;
+use super::lemma::lemma_column;
+
+/// Bumped when the schema changes; an index with another version is rebuilt.
+const SCHEMA_VERSION: i64 = 1;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS docs (
+    id INTEGER PRIMARY KEY,
+    file TEXT NOT NULL,
+    section TEXT NOT NULL,
+    content TEXT NOT NULL,
+    lemmas TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS docs_file ON docs(file);
+CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
+    content, lemmas, content='docs', content_rowid='id', tokenize='porter unicode61'
+);
+CREATE TRIGGER IF NOT EXISTS docs_ai AFTER INSERT ON docs BEGIN
+    INSERT INTO docs_fts(rowid, content, lemmas) VALUES (new.id, new.content, new.lemmas);
+END;
+CREATE TRIGGER IF NOT EXISTS docs_ad AFTER DELETE ON docs BEGIN
+    INSERT INTO docs_fts(docs_fts, rowid, content, lemmas)
+    VALUES ('delete', old.id, old.content, old.lemmas);
+END;
+";
+
+/// How long a statement waits for another process (a CLI search) to finish.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A search result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileHit {
+    /// Path relative to the memory directory (`history/2026-03-14.md`).
+    pub file: String,
+    /// The section: its `## ` heading, or the entry's date and time.
+    pub section: String,
+    /// A short excerpt with the matched words in `[` `]`.
+    pub snippet: String,
+    /// BM25 relevance, higher is better.
+    pub score: f64,
+}
+
+/// The index, owned by the `MemoryFiles` actor (or a one-shot CLI search).
+#[derive(Debug)]
+pub struct FtsIndex {
+    path: PathBuf,
+    pool: Option<SqlitePool>,
+}
+
+/// Whether an error means the file is damaged (as opposed to, say, busy).
+pub fn is_damage(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Database(db) => {
+            let primary = db
+                .code()
+                .and_then(|c| c.parse::<i64>().ok())
+                .map(|c| c & 0xff);
+            let message = db.message().to_ascii_lowercase();
+            matches!(primary, Some(11 | 26))
+                || ["malformed", "not a database", "no such table", "corrupt"]
+                    .iter()
+                    .any(|m| message.contains(m))
+        }
+        sqlx::Error::Io(_) | sqlx::Error::Protocol(_) | sqlx::Error::ColumnDecode { .. } => true,
+        _ => false,
+    }
+}
+
+async fn connect(path: &Path) -> Result<SqlitePool, sqlx::Error> {
+    let options = SqliteConnectOptions::new()
+        .filename(path)
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Normal)
+        .busy_timeout(BUSY_TIMEOUT);
+    let pool = SqlitePoolOptions::new()
+        .max_connections(1)
+        .min_connections(0)
+        .connect_with(options)
+        .await?;
+    let checked = async {
+        let version: i64 = sqlx::query_scalar("PRAGMA user_version")
+            .fetch_one(&pool)
+            .await?;
+        let tables: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM sqlite_master WHERE name = 'docs'")
+                .fetch_one(&pool)
+                .await?;
+        if tables > 0 && version != SCHEMA_VERSION {
+            return Err(sqlx::Error::Protocol(format!(
+                "index schema version {version}, expected {SCHEMA_VERSION}"
+            )));
+        }
+        sqlx::raw_sql(SCHEMA).execute(&pool).await?;
+        sqlx::query(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))
+            .execute(&pool)
+            .await?;
+        let ok: String = sqlx::query_scalar("PRAGMA quick_check")
+            .fetch_one(&pool)
+            .await?;
+        if ok != "ok" {
+            return Err(sqlx::Error::Protocol(format!("quick_check: {ok}")));
+        }
+        Ok(())
+    }
+    .await;
+    match checked {
+        Ok(()) => Ok(pool),
+        Err(e) => {
+            pool.close().await;
+            Err(e)
+        }
+    }
+}
+
+fn remove_files(path: &Path) {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let mut file = path.as_os_str().to_owned();
+        file.push(suffix);
+        match std::fs::remove_file(&file) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => tracing::warn!(file = ?file, error = %e, "could not remove index file"),
+        }
+    }
+}
+
+fn row_of(doc: &Doc) -> (String, String) {
+    // The section title is searchable too: "## Editor" finds "editor".
+    let content = if doc.section.is_empty() {
+        doc.content.clone()
+    } else {
+        format!("{}\n{}", doc.section, doc.content)
+    };
+    let lemmas = lemma_column(&content);
+    (content, lemmas)
+}
+
+impl FtsIndex {
+    /// An index at `path`, not opened yet.
+    pub fn new(path: PathBuf) -> Self {
+        Self { path, pool: None }
+    }
+
+    /// The index file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Opens the file, replacing it if it is damaged. Returns whether it was
+    /// (re)created empty, in which case the caller should rebuild it.
+    pub async fn open(&mut self) -> Result<bool, sqlx::Error> {
+        if self.pool.is_some() {
+            return Ok(false);
+        }
+        let existed = self.path.exists();
+        match connect(&self.path).await {
+            Ok(pool) => {
+                let empty: i64 = sqlx::query_scalar("SELECT count(*) FROM docs")
+                    .fetch_one(&pool)
+                    .await?;
+                self.pool = Some(pool);
+                Ok(!existed || empty == 0)
+            }
+            Err(e) => {
+                tracing::warn!(path = %self.path.display(), error = %e, "memory index unreadable; recreating it");
+                remove_files(&self.path);
+                self.pool = Some(connect(&self.path).await?);
+                Ok(true)
+            }
+        }
+    }
+
+    /// Closes the file, deletes it and opens a fresh, empty one.
+    pub async fn recreate(&mut self) -> Result<(), sqlx::Error> {
+        if let Some(pool) = self.pool.take() {
+            pool.close().await;
+        }
+        remove_files(&self.path);
+        self.pool = Some(connect(&self.path).await?);
+        Ok(())
+    }
+
+    async fn pool(&mut self) -> Result<SqlitePool, sqlx::Error> {
+        self.open().await?;
+        self.pool
+            .clone()
+            .ok_or_else(|| sqlx::Error::Protocol("index not open".into()))
+    }
+
+    /// Replaces every row with `docs` in one transaction (readers see the
+    /// old index until it commits). A damaged file is recreated first.
+    pub async fn rebuild(&mut self, docs: &[Doc]) -> Result<usize, sqlx::Error> {
+        match self.try_rebuild(docs).await {
+            Err(e) if is_damage(&e) => {
+                tracing::warn!(error = %e, "memory index damaged; recreating it");
+                self.recreate().await?;
+                self.try_rebuild(docs).await
+            }
+            other => other,
+        }
+    }
+
+    async fn try_rebuild(&mut self, docs: &[Doc]) -> Result<usize, sqlx::Error> {
+        let pool = self.pool().await?;
+        let ok: String = sqlx::query_scalar("PRAGMA quick_check")
+            .fetch_one(&pool)
+            .await?;
+        if ok != "ok" {
+            return Err(sqlx::Error::Protocol(format!("quick_check: {ok}")));
+        }
+        let mut tx = pool.begin().await?;
+        sqlx::query("DELETE FROM docs").execute(&mut *tx).await?;
+        for doc in docs {
+            insert(&mut tx, doc).await?;
+        }
+        tx.commit().await?;
+        Ok(docs.len())
+    }
+
+    /// Replaces the rows of `files` with `docs` (an incremental update).
+    pub async fn replace_files(&mut self, files: &[String], docs: &[Doc]) -> Result<(), sqlx::Error> {
+        let pool = self.pool().await?;
+        let mut tx = pool.begin().await?;
+        for file in files {
+            sqlx::query("DELETE FROM docs WHERE file = ?")
+                .bind(file)
+                .execute(&mut *tx)
+                .await?;
+        }
+        for doc in docs {
+            insert(&mut tx, doc).await?;
+        }
+        tx.commit().await
+    }
+
+    /// Sections matching the FTS5 expression `expr` (built by
+    /// [`super::lemma::match_expression`]), best first.
+    pub async fn search(&mut self, expr: &str, limit: u32) -> Result<Vec<FileHit>, sqlx::Error> {
+        let pool = self.pool().await?;
+        let rows: Vec<(String, String, String, f64)> = sqlx::query_as(
+            "SELECT d.file, d.section,
+                    snippet(docs_fts, 0, '[', ']', '…', 16),
+                    bm25(docs_fts, 1.0, 0.5)
+             FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid
+             WHERE docs_fts MATCH ?
+             ORDER BY bm25(docs_fts, 1.0, 0.5), d.file DESC, d.id
+             LIMIT ?",
+        )
+        .bind(expr)
+        .bind(i64::from(limit))
+        .fetch_all(&pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(file, section, snippet, rank)| FileHit {
+                file,
+                section,
+                snippet,
+                // bm25() is lower-is-better and negative; flip it.
+                score: -rank,
+            })
+            .collect())
+    }
+
+    /// Rows in the index.
+    pub async fn count(&mut self) -> Result<i64, sqlx::Error> {
+        let pool = self.pool().await?;
+        sqlx::query_scalar("SELECT count(*) FROM docs")
+            .fetch_one(&pool)
+            .await
+    }
+
+    /// Checkpoints and closes the file.
+    pub async fn close(&mut self) {
+        if let Some(pool) = self.pool.take() {
+            let _ = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+                .execute(&pool)
+                .await;
+            pool.close().await;
+        }
+    }
+}
+
+async fn insert(conn: &mut sqlx::SqliteConnection, doc: &Doc) -> Result<(), sqlx::Error> {
+    let (content, lemmas) = row_of(doc);
+    sqlx::query("INSERT INTO docs (file, section, content, lemmas) VALUES (?, ?, ?, ?)")
+        .bind(&doc.file)
+        .bind(&doc.section)
+        .bind(content)
+        .bind(lemmas)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
