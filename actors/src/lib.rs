@@ -23,5 +23,6 @@ pub mod download;
 pub mod embedder;
 pub mod heartbeat;
 pub mod memory_files;
+pub mod migration;
 pub mod screening;
 pub mod vector_store;

@@ -26,6 +26,7 @@
 //! orderly end: it checkpoints the WAL and closes the pool for good.
 
 pub mod ann;
+mod audit_event;
 mod backfill;
 mod context;
 mod db;
@@ -53,6 +54,7 @@ use sqlx::sqlite::SqlitePool;
 
 use crate::clock::{format_ts, SharedClock};
 
+pub use audit_event::RecordEvent;
 pub use backfill::run_backfill;
 pub use context::{render_semantic_block, SEMANTIC_HEADER};
 pub use error::VectorStoreError;
