@@ -89,6 +89,9 @@ pub struct MemorySettings {
     pub history_idle_hours: f64,
     /// Daily history files older than this are pruned.
     pub history_max_days: u32,
+    /// Seconds between heartbeat ticks (idle check; index rebuild every 15
+    /// ticks; history prune every 1,440).
+    pub heartbeat_interval_secs: u64,
     /// Key prefixes allowed besides pref./project./user./lesson.
     pub extra_prefixes: Vec<String>,
     /// Confidence automated semantic writes need.
@@ -157,6 +160,12 @@ impl Settings {
         }
         if m.history_max_days == 0 {
             return bad("memory.history_max_days", "must be at least 1".into());
+        }
+        if !(1..=86_400).contains(&m.heartbeat_interval_secs) {
+            return bad(
+                "memory.heartbeat_interval_secs",
+                "must be between 1 and 86400".into(),
+            );
         }
         if !(m.confidence_threshold.is_finite() && (0.0..=1.0).contains(&m.confidence_threshold)) {
             return bad("memory.confidence_threshold", "must be in [0, 1]".into());

@@ -10,6 +10,10 @@ use actix_web::http::{header, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
 use serde_json::json;
 
+use crate::config::ConfigError;
+use crate::migration::MigrationBusy;
+use kirocrew_actors::heartbeat::HeartbeatError;
+use kirocrew_actors::memory_files::MemoryFilesError;
 use kirocrew_actors::vector_store::VectorStoreError;
 
 /// An error answered to an HTTP client.
@@ -204,6 +208,77 @@ impl From<VectorStoreError> for ApiError {
             },
             VectorStoreError::Unavailable(_) => ApiError::Unavailable {
                 code: "store_unavailable",
+                message,
+            },
+        }
+    }
+}
+
+impl From<MemoryFilesError> for ApiError {
+    fn from(err: MemoryFilesError) -> Self {
+        let message = err.to_string();
+        match err {
+            MemoryFilesError::InvalidText(_) => ApiError::validation("invalid_text", message),
+            MemoryFilesError::EmptyQuery => ApiError::validation("empty_query", message),
+            MemoryFilesError::QueryTooLong { .. } => {
+                ApiError::validation("query_too_long", message)
+            }
+            MemoryFilesError::InvalidDays(_) => ApiError::validation("invalid_days", message),
+            MemoryFilesError::InvalidKeepDays(_) => {
+                ApiError::validation("invalid_keep_days", message)
+            }
+            MemoryFilesError::Io { .. } => ApiError::Internal {
+                code: "memory_files_io",
+                message,
+            },
+            MemoryFilesError::Index(_) => ApiError::Unavailable {
+                code: "index_unavailable",
+                message,
+            },
+            MemoryFilesError::Unavailable(_) => ApiError::Unavailable {
+                code: "memory_files_unavailable",
+                message,
+            },
+        }
+    }
+}
+
+impl From<HeartbeatError> for ApiError {
+    fn from(err: HeartbeatError) -> Self {
+        let message = err.to_string();
+        match err {
+            HeartbeatError::InvalidSetting { .. } => {
+                ApiError::validation("invalid_setting", message)
+            }
+            HeartbeatError::Unavailable(_) => ApiError::Unavailable {
+                code: "heartbeat_unavailable",
+                message,
+            },
+        }
+    }
+}
+
+impl From<MigrationBusy> for ApiError {
+    fn from(err: MigrationBusy) -> Self {
+        ApiError::Conflict {
+            code: "migration_in_progress",
+            message: err.to_string(),
+        }
+    }
+}
+
+impl ApiError {
+    /// A failed config.json update: a value the configuration refuses is
+    /// 422 `invalid_setting`; an unreadable or unwritable file is 500.
+    pub fn from_config(err: ConfigError) -> Self {
+        let message = err.to_string();
+        match err {
+            ConfigError::UnknownKey(_)
+            | ConfigError::WrongType { .. }
+            | ConfigError::InvalidValue { .. }
+            | ConfigError::Env { .. } => ApiError::validation("invalid_setting", message),
+            ConfigError::Io { .. } | ConfigError::Parse { .. } => ApiError::Internal {
+                code: "config_write_failed",
                 message,
             },
         }

@@ -54,6 +54,21 @@ impl DataHome {
         self.root.join("memory.db")
     }
 
+    /// `workspace/memory`: preferences.md, projects.md, history/.
+    pub fn memory_dir(&self) -> PathBuf {
+        self.root.join("workspace").join("memory")
+    }
+
+    /// The full-text index over the memory files (derived, rebuildable).
+    pub fn memory_index_db(&self) -> PathBuf {
+        self.root.join("memory_index.db")
+    }
+
+    /// The legacy lessons file (a migration source).
+    pub fn lessons_file(&self) -> PathBuf {
+        self.root.join("lessons.jsonl")
+    }
+
     /// The API token file.
     pub fn token_file(&self) -> PathBuf {
         self.root.join("api-token")

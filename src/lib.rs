@@ -14,5 +14,7 @@ pub mod error;
 pub mod home;
 pub mod http;
 pub mod lifecycle;
+pub mod memory_layers;
+pub mod migration;
 pub mod startup;
 pub mod telemetry;

@@ -8,8 +8,9 @@
 //!
 //! Shutdown order (SIGTERM/SIGINT or the test's trigger): tell systemd we
 //! are stopping → stop accepting and let in-flight requests finish (up to
-//! `server.shutdown_timeout_secs`) → close the memory store (WAL checkpoint,
-//! connections closed) → remove daemon.json.
+//! `server.shutdown_timeout_secs`) → stop the background boot and migration
+//! tasks → stop the heartbeat and close the memory index → close the memory
+//! store (WAL checkpoint, connections closed) → remove daemon.json.
 
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr, TcpListener};
@@ -27,6 +28,7 @@ use crate::http::auth::{require_auth, AuthPolicy};
 use crate::http::extract::{json_config, path_config, query_config};
 use crate::http::{config_api, dashboard, health, not_found, AppState};
 use crate::lifecycle;
+use crate::memory_layers::MemoryLayers;
 use kirocrew_actors::clock::system_clock;
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
@@ -36,6 +38,8 @@ pub struct Application {
     address: SocketAddr,
     store: VectorStoreHandle,
     embeddings: EmbeddingRuntime,
+    layers: MemoryLayers,
+    migrated: bool,
     home: DataHome,
     token: String,
 }
@@ -71,10 +75,12 @@ impl Application {
         ));
         let embeddings = EmbeddingRuntime::start(&home, &settings, store);
         let store = embeddings.store.clone();
+        let layers = MemoryLayers::start(&home, &settings, store.clone(), system_clock());
         let state = web::Data::new(AppState {
             store: store.clone(),
             settings: Arc::clone(&settings),
             embeddings: embeddings.clone(),
+            layers: layers.clone(),
         });
         let app_settings = Arc::clone(&settings);
         let server = HttpServer::new(move || {
@@ -107,6 +113,8 @@ impl Application {
             address,
             store,
             embeddings,
+            layers,
+            migrated: settings.memory.migrated,
             home,
             token,
         })
@@ -136,6 +144,9 @@ impl Application {
         // Model download, load, space reconcile and backfill run in the
         // background; readiness never waits for them.
         let boot = actix_rt::spawn(self.embeddings.clone().boot());
+        // Markdown migration (when memory.migrated is false), likewise in
+        // the background.
+        let migration = actix_rt::spawn(self.layers.migration.clone().boot(self.migrated));
 
         let server_result = tokio::select! {
             () = shutdown => {
@@ -150,6 +161,8 @@ impl Application {
             watchdog.abort();
         }
         boot.abort();
+        migration.abort();
+        self.layers.close().await;
         self.embeddings.close().await;
         let closed = self.store.close().await;
         lifecycle::remove_daemon_record(&self.home);

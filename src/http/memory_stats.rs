@@ -1,4 +1,6 @@
-//! `GET /api/memory/stats`: row counts, database size and retrieval mode.
+//! `GET /api/memory/stats`: row counts, database size and retrieval mode,
+//! plus `legacy_content_present` (legacy Markdown memory or lessons.jsonl
+//! exists; spec: `legacy_memory_present()`).
 
 use actix_web::{web, HttpResponse};
 
@@ -11,5 +13,16 @@ pub fn config_stats(cfg: &mut web::ServiceConfig) {
 }
 
 async fn stats(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(state.store.stats().await?))
+    let stats = state.store.stats().await?;
+    let mut body = serde_json::to_value(stats).map_err(|e| ApiError::Internal {
+        code: "serialization_failed",
+        message: e.to_string(),
+    })?;
+    if let Some(map) = body.as_object_mut() {
+        map.insert(
+            "legacy_content_present".into(),
+            state.layers.migration.legacy_present().into(),
+        );
+    }
+    Ok(HttpResponse::Ok().json(body))
 }

@@ -12,6 +12,7 @@ pub mod health;
 pub mod memory_embeddings;
 pub mod memory_episodic;
 pub mod memory_events;
+pub mod memory_files;
 pub mod memory_semantic;
 pub mod memory_stats;
 pub mod memory_transfer;
@@ -23,6 +24,7 @@ use actix_web::{web, HttpRequest, HttpResponse, Resource};
 use crate::config::Settings;
 use crate::embedding::EmbeddingRuntime;
 use crate::error::ApiError;
+use crate::memory_layers::MemoryLayers;
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
 /// Shared state every handler can read.
@@ -34,6 +36,8 @@ pub struct AppState {
     pub settings: Arc<Settings>,
     /// Embedder, download manager and model changes.
     pub embeddings: EmbeddingRuntime,
+    /// The Markdown layers, their heartbeat and the migration.
+    pub layers: MemoryLayers,
 }
 
 /// A resource whose unsupported methods answer a JSON 405 (actix's default
@@ -63,4 +67,5 @@ pub fn config_api(cfg: &mut web::ServiceConfig, settings: &Settings) {
     memory_transfer::config_import(cfg, settings.server.import_limit_bytes);
     memory_embeddings::config_embeddings(cfg);
     memory_episodic::config_episodic(cfg);
+    memory_files::config_memory_files(cfg);
 }

@@ -45,8 +45,9 @@ pub fn shared_model(name: &str) -> Option<PathBuf> {
 }
 
 /// Starts the app in an existing home (restart tests). Unless `tweak` says
-/// otherwise the embedding model points at a file that does not exist: the
-/// app runs keyword-only and never tries to download anything.
+/// otherwise the embedding model points at a file that does not exist (the
+/// app runs keyword-only and never tries to download anything) and
+/// `memory.migrated` is true (no boot-time migration).
 pub async fn spawn_app_in(home: TempDir, tweak: impl FnOnce(&mut Settings)) -> TestApp {
     let mut settings = config::load(home.path(), Vec::new())
         .expect("config")
@@ -54,6 +55,9 @@ pub async fn spawn_app_in(home: TempDir, tweak: impl FnOnce(&mut Settings)) -> T
     settings.server.port = 0;
     settings.server.workers = 1;
     settings.memory.embed_model_path = home.path().join("no-model.gguf").display().to_string();
+    // No boot-time Markdown migration (and its audit event) unless a test
+    // asks for it: tests compare audit trails.
+    settings.memory.migrated = true;
     tweak(&mut settings);
     let data_home = DataHome::resolve(Some(home.path().to_path_buf())).expect("home");
     let app = Application::build(data_home, settings)

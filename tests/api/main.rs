@@ -10,4 +10,5 @@ mod episodic;
 mod errors;
 mod helpers;
 mod lifecycle;
+mod memory_files;
 mod semantic;
