@@ -42,7 +42,8 @@ pub enum MemoryCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Search semantic entries by keyword relevance.
+    /// Search semantic entries by keyword relevance (or, with --files, the
+    /// Markdown memory files' full-text index).
     Search {
         /// Free-text query.
         query: String,
@@ -53,8 +54,17 @@ pub enum MemoryCommand {
         #[arg(long)]
         json: bool,
         /// Print the [Semantic Memory] context block instead, within N chars.
-        #[arg(long, value_name = "CHARS")]
+        #[arg(long, value_name = "CHARS", conflicts_with = "files")]
         context: Option<usize>,
+        /// Search preferences.md, projects.md and history/ instead.
+        #[arg(long)]
+        files: bool,
+    },
+    /// Migrate the legacy Markdown memory and lessons.jsonl (idempotent).
+    Migrate {
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Show counts and sizes.
     Stats,
@@ -105,6 +115,17 @@ pub fn run(home: DataHome, cmd: MemoryCommand) -> anyhow::Result<ExitCode> {
     crate::telemetry::init(false, "warn");
     home.ensure()?;
     let settings = loaded.settings;
+    if let MemoryCommand::Search {
+        query,
+        limit,
+        json,
+        files: true,
+        ..
+    } = &cmd
+    {
+        let limit = u32::try_from(*limit).unwrap_or(u32::MAX);
+        return super::memory_files::search(&home, query, limit, *json);
+    }
     actix_rt::System::new().block_on(async move {
         let store =
             VectorStoreHandle::open(home.memory_db(), settings.store_settings(), system_clock())
@@ -114,7 +135,7 @@ pub fn run(home: DataHome, cmd: MemoryCommand) -> anyhow::Result<ExitCode> {
         // is present; the CLI never downloads it.
         let wants_model = matches!(
             cmd,
-            MemoryCommand::Search { .. } | MemoryCommand::Set { .. }
+            MemoryCommand::Search { .. } | MemoryCommand::Set { .. } | MemoryCommand::Migrate { .. }
         );
         let embedder = if wants_model {
             local_embedder(&home, &settings).await
@@ -125,7 +146,12 @@ pub fn run(home: DataHome, cmd: MemoryCommand) -> anyhow::Result<ExitCode> {
             Some(embedder) => store.with_embedder(embedder.clone()),
             None => store,
         };
-        let result = execute(&store, cmd, settings.memory.semantic_context_cap).await;
+        let result = match cmd {
+            MemoryCommand::Migrate { json } => {
+                super::memory_files::migrate(&home, &store, json).await
+            }
+            cmd => execute(&store, cmd, settings.memory.semantic_context_cap).await,
+        };
         if let Some(embedder) = embedder {
             let _ = embedder.close().await;
         }
@@ -191,6 +217,7 @@ async fn execute(
             limit,
             json,
             context,
+            files: _,
         } => {
             if let Some(cap) = context {
                 let block = store.semantic_context(&query, cap.min(default_cap)).await?;
@@ -278,6 +305,8 @@ async fn execute(
             store.delete_semantic(&key, "cli").await?;
             writeln!(out, "deleted: {key}")?;
         }
+        // `run` handles it: it needs the data home.
+        MemoryCommand::Migrate { .. } => anyhow::bail!("migrate is run by `run`"),
     }
     Ok(ExitCode::SUCCESS)
 }

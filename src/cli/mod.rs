@@ -10,6 +10,7 @@ mod bench_locomo;
 mod config_cmd;
 mod doctor;
 mod memory;
+mod memory_files;
 mod serve;
 
 use std::path::PathBuf;

@@ -230,3 +230,35 @@ async fn a_fresh_install_is_marked_migrated_with_an_audit_event() {
     assert_eq!(stats["legacy_content_present"], false);
     app.stop().await;
 }
+
+#[test]
+fn the_cli_searches_the_files_and_migrates() {
+    use crate::cli::{run_cli, stderr, stdout};
+    let home = legacy_home();
+    let h = home.path();
+    let out = run_cli(h, &["memory", "search", "--files", "running", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let hits: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(hits.as_array().unwrap().len(), 2, "{hits}");
+    assert_eq!(hits[0]["file"], "history/2026-03-10.md");
+    let out = run_cli(h, &["memory", "search", "--files", "helix"]);
+    assert!(stdout(&out).contains("preferences.md § Tools"), "{}", stdout(&out));
+    let out = run_cli(h, &["memory", "search", "--files", "?!"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("no searchable words"));
+
+    let out = run_cli(h, &["memory", "migrate", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["preferences"]["migrated"], 2);
+    assert_eq!(report["history"]["migrated"], 2);
+    assert_eq!(config_json(h)["memory"]["migrated"], true);
+    let out = run_cli(h, &["memory", "migrate"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = stdout(&out);
+    assert!(table.contains("preferences") && table.contains("skipped"), "{table}");
+    let list = run_cli(h, &["memory", "audit", "--json", "--limit", "1"]);
+    let events: Value = serde_json::from_str(&stdout(&list)).unwrap();
+    assert_eq!(events[0]["event_type"], "migration");
+    assert_eq!(events[0]["source"], "cli");
+}

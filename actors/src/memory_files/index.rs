@@ -10,7 +10,8 @@
 //!
 //! Schema: `docs` holds one row per section (file, section, content, and
 //! the `lemmas` column of [`super::lemma`]); `docs_fts` is an external-content
-//! FTS5 table over `content` and `lemmas`, kept in step by triggers. The
+//! FTS5 table over `section`, `content` and `lemmas` (weighted 1 : 1 : 0.5
+//! in BM25), kept in step by triggers. The
 //! plain table lets an incremental update find a file's rows by index
 //! instead of scanning the FTS table.
 
@@ -26,7 +27,7 @@ use super::files::Doc;
 use super::lemma::lemma_column;
 
 /// Bumped when the schema changes; an index with another version is rebuilt.
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS docs (
@@ -38,14 +39,15 @@ CREATE TABLE IF NOT EXISTS docs (
 );
 CREATE INDEX IF NOT EXISTS docs_file ON docs(file);
 CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
-    content, lemmas, content='docs', content_rowid='id', tokenize='porter unicode61'
+    section, content, lemmas, content='docs', content_rowid='id', tokenize='porter unicode61'
 );
 CREATE TRIGGER IF NOT EXISTS docs_ai AFTER INSERT ON docs BEGIN
-    INSERT INTO docs_fts(rowid, content, lemmas) VALUES (new.id, new.content, new.lemmas);
+    INSERT INTO docs_fts(rowid, section, content, lemmas)
+    VALUES (new.id, new.section, new.content, new.lemmas);
 END;
 CREATE TRIGGER IF NOT EXISTS docs_ad AFTER DELETE ON docs BEGIN
-    INSERT INTO docs_fts(docs_fts, rowid, content, lemmas)
-    VALUES ('delete', old.id, old.content, old.lemmas);
+    INSERT INTO docs_fts(docs_fts, rowid, section, content, lemmas)
+    VALUES ('delete', old.id, old.section, old.content, old.lemmas);
 END;
 ";
 
@@ -72,7 +74,10 @@ pub struct FtsIndex {
     pool: Option<SqlitePool>,
 }
 
-/// Whether an error means the file is damaged (as opposed to, say, busy).
+/// Whether an error means the index should be recreated: any SQLite
+/// error except "busy" and "locked" (another process holds the file; that
+/// passes), and I/O or decoding failures. The index is derived data, so
+/// recreating it is always safe; keeping a broken one never is.
 pub fn is_damage(e: &sqlx::Error) -> bool {
     match e {
         sqlx::Error::Database(db) => {
@@ -80,11 +85,7 @@ pub fn is_damage(e: &sqlx::Error) -> bool {
                 .code()
                 .and_then(|c| c.parse::<i64>().ok())
                 .map(|c| c & 0xff);
-            let message = db.message().to_ascii_lowercase();
-            matches!(primary, Some(11 | 26))
-                || ["malformed", "not a database", "no such table", "corrupt"]
-                    .iter()
-                    .any(|m| message.contains(m))
+            !matches!(primary, Some(5 | 6))
         }
         sqlx::Error::Io(_) | sqlx::Error::Protocol(_) | sqlx::Error::ColumnDecode { .. } => true,
         _ => false,
@@ -150,15 +151,8 @@ fn remove_files(path: &Path) {
     }
 }
 
-fn row_of(doc: &Doc) -> (String, String) {
-    // The section title is searchable too: "## Editor" finds "editor".
-    let content = if doc.section.is_empty() {
-        doc.content.clone()
-    } else {
-        format!("{}\n{}", doc.section, doc.content)
-    };
-    let lemmas = lemma_column(&content);
-    (content, lemmas)
+fn lemmas_of(doc: &Doc) -> String {
+    lemma_column(&format!("{}\n{}", doc.section, doc.content))
 }
 
 impl FtsIndex {
@@ -265,11 +259,11 @@ impl FtsIndex {
         let pool = self.pool().await?;
         let rows: Vec<(String, String, String, f64)> = sqlx::query_as(
             "SELECT d.file, d.section,
-                    snippet(docs_fts, 0, '[', ']', '…', 16),
-                    bm25(docs_fts, 1.0, 0.5)
+                    snippet(docs_fts, 1, '[', ']', '…', 16),
+                    bm25(docs_fts, 1.0, 1.0, 0.5)
              FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid
              WHERE docs_fts MATCH ?
-             ORDER BY bm25(docs_fts, 1.0, 0.5), d.file DESC, d.id
+             ORDER BY bm25(docs_fts, 1.0, 1.0, 0.5), d.file DESC, d.id
              LIMIT ?",
         )
         .bind(expr)
@@ -308,12 +302,11 @@ impl FtsIndex {
 }
 
 async fn insert(conn: &mut sqlx::SqliteConnection, doc: &Doc) -> Result<(), sqlx::Error> {
-    let (content, lemmas) = row_of(doc);
     sqlx::query("INSERT INTO docs (file, section, content, lemmas) VALUES (?, ?, ?, ?)")
         .bind(&doc.file)
         .bind(&doc.section)
-        .bind(content)
-        .bind(lemmas)
+        .bind(&doc.content)
+        .bind(lemmas_of(doc))
         .execute(conn)
         .await?;
     Ok(())
