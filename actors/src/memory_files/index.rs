@@ -118,6 +118,12 @@ async fn connect(path: &Path) -> Result<SqlitePool, sqlx::Error> {
             )));
         }
         sqlx::raw_sql(SCHEMA).execute(&pool).await?;
+        // The weights live in the table's config, so `ORDER BY rank` lets
+        // FTS5 produce rows best-first itself and stop at the LIMIT:
+        // snippets are built for the returned rows only.
+        sqlx::query("INSERT INTO docs_fts(docs_fts, rank) VALUES ('rank', 'bm25(1.0, 1.0, 0.5)')")
+            .execute(&pool)
+            .await?;
         sqlx::query(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))
             .execute(&pool)
             .await?;
@@ -258,12 +264,10 @@ impl FtsIndex {
     pub async fn search(&mut self, expr: &str, limit: u32) -> Result<Vec<FileHit>, sqlx::Error> {
         let pool = self.pool().await?;
         let rows: Vec<(String, String, String, f64)> = sqlx::query_as(
-            "SELECT d.file, d.section,
-                    snippet(docs_fts, 1, '[', ']', '…', 16),
-                    bm25(docs_fts, 1.0, 1.0, 0.5)
+            "SELECT d.file, d.section, snippet(docs_fts, 1, '[', ']', '…', 16), docs_fts.rank
              FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid
              WHERE docs_fts MATCH ?
-             ORDER BY bm25(docs_fts, 1.0, 1.0, 0.5), d.file DESC, d.id
+             ORDER BY docs_fts.rank
              LIMIT ?",
         )
         .bind(expr)
@@ -276,7 +280,7 @@ impl FtsIndex {
                 file,
                 section,
                 snippet,
-                // bm25() is lower-is-better and negative; flip it.
+                // bm25 ranks are lower-is-better and negative; flip them.
                 score: -rank,
             })
             .collect())
