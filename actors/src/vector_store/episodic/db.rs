@@ -174,13 +174,13 @@ pub async fn page(
     Ok((rows.into_iter().map(Into::into).collect(), total))
 }
 
-/// An FTS5 query matching any word of `text` (OR logic), or `None` if it
-/// has no words. Each word is quoted, so FTS syntax in user text is inert.
+/// An FTS5 query matching any word of `text` (OR logic) except stop
+/// words, or `None` if it has no words. Each word is quoted, so FTS syntax
+/// in user text is inert.
 pub fn fts_query(text: &str) -> Option<String> {
-    let words: Vec<String> = text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| format!("\"{}\"", w.to_lowercase()))
+    let words: Vec<String> = crate::vector_store::keyword::query_words(text)
+        .into_iter()
+        .map(|w| format!("\"{w}\""))
         .collect();
     (!words.is_empty()).then(|| words.join(" OR "))
 }
@@ -262,11 +262,17 @@ mod tests {
     fn fts_queries_are_or_of_quoted_words() {
         assert_eq!(
             fts_query("Where's the cat?").unwrap(),
-            "\"where\" OR \"s\" OR \"the\" OR \"cat\""
+            "\"s\" OR \"cat\"",
+            "stop words dropped"
         );
         assert_eq!(
             fts_query("\"NEAR(a b)\" OR *").unwrap(),
-            "\"near\" OR \"a\" OR \"b\" OR \"or\""
+            "\"near\" OR \"b\""
+        );
+        assert_eq!(
+            fts_query("who was it").unwrap(),
+            "\"who\" OR \"was\" OR \"it\"",
+            "a query of only stop words keeps them"
         );
         assert!(fts_query(" ?! ").is_none());
     }
