@@ -63,6 +63,15 @@ pub fn query_words(query: &str) -> Vec<String> {
     out
 }
 
+/// The stems of the query words of `text` (stop words dropped): the
+/// keyword set the lesson topic-overlap rule compares.
+pub fn keyword_stems(text: &str) -> HashSet<String> {
+    query_words(text)
+        .iter()
+        .map(|w| STEMMER.stem(w).into_owned())
+        .collect()
+}
+
 /// A parsed query, built once per request and applied to every row.
 #[derive(Debug, Clone)]
 pub struct KeywordQuery {
@@ -73,11 +82,9 @@ impl KeywordQuery {
     /// Parses a query. A query of only stop words keeps them, so it still
     /// matches something rather than nothing.
     pub fn new(query: &str) -> Self {
-        let stems = query_words(query)
-            .iter()
-            .map(|w| STEMMER.stem(w).into_owned())
-            .collect();
-        Self { stems }
+        Self {
+            stems: keyword_stems(query),
+        }
     }
 
     /// True when the query has no words at all (recency order applies).

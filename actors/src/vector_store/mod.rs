@@ -35,6 +35,7 @@ mod error;
 mod handle;
 mod keyword;
 mod ladder;
+pub mod lessons;
 mod messages;
 mod mirror;
 mod report;
