@@ -54,6 +54,12 @@ impl DataHome {
         self.root.join("memory.db")
     }
 
+    /// lessons.jsonl: the lessons fallback when memory.db cannot be opened,
+    /// and a legacy migration source.
+    pub fn lessons_file(&self) -> PathBuf {
+        self.root.join("lessons.jsonl")
+    }
+
     /// The API token file.
     pub fn token_file(&self) -> PathBuf {
         self.root.join("api-token")

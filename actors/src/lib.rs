@@ -21,5 +21,6 @@
 pub mod clock;
 pub mod download;
 pub mod embedder;
+pub mod lessons_file;
 pub mod screening;
 pub mod vector_store;

@@ -135,7 +135,7 @@ pub fn run(home: DataHome, cmd: MemoryCommand) -> anyhow::Result<ExitCode> {
 }
 
 /// The configured embedding model, loaded, if its file exists.
-async fn local_embedder(home: &DataHome, settings: &Settings) -> Option<EmbedderHandle> {
+pub(crate) async fn local_embedder(home: &DataHome, settings: &Settings) -> Option<EmbedderHandle> {
     let source = ModelSource::from_env(
         &settings.memory.embed_model_url,
         &settings.memory.embed_model_sha256,

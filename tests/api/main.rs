@@ -9,5 +9,6 @@ mod embeddings;
 mod episodic;
 mod errors;
 mod helpers;
+mod lessons;
 mod lifecycle;
 mod semantic;
