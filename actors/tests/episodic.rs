@@ -336,3 +336,42 @@ async fn episode_context_lifts_an_answer_next_to_its_question() {
         );
     }
 }
+
+#[actix_rt::test]
+async fn a_superseded_semantic_value_retires_episodic_rows_that_quote_it() {
+    use kirocrew_actors::vector_store::SemanticWrite;
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir, 100).await;
+    let set = |value: &str| SemanticWrite {
+        key: "pref.editor".into(),
+        value: serde_json::Value::String(value.into()),
+        confidence: 1.0,
+        source: "user_explicit".into(),
+    };
+    store.write_semantic(set("vim")).await.unwrap();
+    let quoting = store
+        .write_episodic(write("The user edits everything in Vim daily.", 0.5))
+        .await
+        .unwrap();
+    let unrelated = store
+        .write_episodic(write("Watched a vimeo clip about editors.", 0.5))
+        .await
+        .unwrap();
+    // Re-affirming the same value retires nothing.
+    store.write_semantic(set("vim")).await.unwrap();
+    assert_eq!(store.list_episodic(0, 10).await.unwrap().1, 2);
+    store.write_semantic(set("helix")).await.unwrap();
+    let (rows, total) = store.list_episodic(0, 10).await.unwrap();
+    assert_eq!(total, 1);
+    assert_eq!(rows[0].id, unrelated);
+    let events = store.list_events(10).await.unwrap();
+    assert!(events.iter().any(|e| e.event_type == "retire"
+        && e.memory_type == "episodic"
+        && e.key == quoting.to_string()));
+    // Retired rows are out of search too.
+    let hits = store
+        .search_episodic(EpisodicQuery::new("vim", 10))
+        .await
+        .unwrap();
+    assert!(hits.iter().all(|h| h.entry.id != quoting));
+}

@@ -18,6 +18,7 @@ mod search;
 
 use serde::{Deserialize, Serialize};
 
+pub(crate) use db::retire_quoting;
 pub use messages::*;
 pub use mirror::EpisodicMirror;
 
