@@ -202,6 +202,11 @@ impl From<VectorStoreError> for ApiError {
                 code: "not_found",
                 message,
             },
+            VectorStoreError::InvalidLesson(_) => ApiError::validation("invalid_lesson", message),
+            VectorStoreError::DuplicateLesson { .. } => ApiError::Conflict {
+                code: "duplicate_lesson",
+                message,
+            },
             VectorStoreError::ReembedBusy(_) => ApiError::Conflict {
                 code: "reembed_in_progress",
                 message,

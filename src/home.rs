@@ -64,7 +64,8 @@ impl DataHome {
         self.root.join("memory_index.db")
     }
 
-    /// The legacy lessons file (a migration source).
+    /// lessons.jsonl: the lessons fallback when memory.db cannot be opened,
+    /// and a legacy migration source.
     pub fn lessons_file(&self) -> PathBuf {
         self.root.join("lessons.jsonl")
     }

@@ -22,6 +22,7 @@ pub mod clock;
 pub mod download;
 pub mod embedder;
 pub mod heartbeat;
+pub mod lessons_file;
 pub mod memory_files;
 pub mod migration;
 pub mod screening;

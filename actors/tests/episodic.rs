@@ -201,6 +201,13 @@ async fn vector_search_decays_gates_and_rejects_near_duplicates() {
 
     let mut query = EpisodicQuery::new("Did Caroline attend a support group?", 10);
     query.as_of = Some(now);
+    // The default (hybrid) ranking puts the 200-day-old match first without
+    // any gate: age is a bounded prior, not a multiplier.
+    let hybrid = store.search_episodic(query.clone()).await.unwrap();
+    assert_eq!(hybrid[0].entry.id, old_id);
+    assert!(hybrid[0].score > 2.0 * hybrid[1].score, "{hybrid:?}");
+    // The reference ranking: cosine × (0.7 + 0.3 × importance) × decay.
+    query.mode = SearchMode::Vector;
     let hits = store.search_episodic(query.clone()).await.unwrap();
     assert_eq!(hits.len(), 4, "the full ranked set");
     let top = hits.iter().find(|h| h.entry.id == old_id).unwrap();
@@ -266,4 +273,105 @@ async fn deferred_rows_are_backfilled() {
         .await
         .unwrap();
     assert!(hits.iter().all(|h| h.cosine.is_some()));
+}
+
+/// Writes `texts` as one conversation, `gap` apart, from `start`.
+async fn conversation(
+    store: &VectorStoreHandle,
+    start: chrono::DateTime<Utc>,
+    gap: chrono::Duration,
+    texts: &[&str],
+) -> Vec<i64> {
+    let mut ids = Vec::new();
+    for (i, text) in texts.iter().enumerate() {
+        let mut w = write(text, 0.5);
+        w.created_at = Some(start + gap * i as i32);
+        w.dedup = false;
+        ids.push(store.write_episodic(w).await.unwrap());
+    }
+    ids
+}
+
+#[actix_rt::test]
+async fn episode_context_lifts_an_answer_next_to_its_question() {
+    let start = Utc.with_ymd_and_hms(2026, 3, 1, 10, 0, 0).unwrap();
+    let noise = [
+        "Caroline: I spent the whole weekend at the beach with friends.",
+        "Caroline: My grandmother's necklace means a lot to me.",
+        "Caroline: I finally finished painting the kitchen.",
+    ];
+    for (gap, lifted) in [
+        (chrono::Duration::minutes(1), true),
+        (chrono::Duration::hours(4), false),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(&dir, 100).await;
+        let ids = conversation(
+            &store,
+            start,
+            gap,
+            &[
+                "Melanie: What have you been researching lately, Caroline?",
+                "Caroline: Adoption agencies! I want to give a kid a loving home.",
+            ],
+        )
+        .await;
+        conversation(
+            &store,
+            start + chrono::Duration::days(10),
+            chrono::Duration::minutes(1),
+            &noise,
+        )
+        .await;
+        let mut q = EpisodicQuery::new("What has Caroline been researching?", 3);
+        q.as_of = Some(start + chrono::Duration::days(30));
+        q.mmr = false;
+        let hits = store.search_episodic(q).await.unwrap();
+        let ranked: Vec<i64> = hits.iter().map(|h| h.entry.id).collect();
+        assert_eq!(ranked[0], ids[0], "the question itself matches best");
+        assert_eq!(
+            ranked.get(1) == Some(&ids[1]),
+            lifted,
+            "the answer is lifted only inside one episode (gap {gap}): {hits:?}"
+        );
+    }
+}
+
+#[actix_rt::test]
+async fn a_superseded_semantic_value_retires_episodic_rows_that_quote_it() {
+    use kirocrew_actors::vector_store::SemanticWrite;
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir, 100).await;
+    let set = |value: &str| SemanticWrite {
+        key: "pref.editor".into(),
+        value: serde_json::Value::String(value.into()),
+        confidence: 1.0,
+        source: "user_explicit".into(),
+    };
+    store.write_semantic(set("vim")).await.unwrap();
+    let quoting = store
+        .write_episodic(write("The user edits everything in Vim daily.", 0.5))
+        .await
+        .unwrap();
+    let unrelated = store
+        .write_episodic(write("Watched a vimeo clip about editors.", 0.5))
+        .await
+        .unwrap();
+    // Re-affirming the same value retires nothing.
+    store.write_semantic(set("vim")).await.unwrap();
+    assert_eq!(store.list_episodic(0, 10).await.unwrap().1, 2);
+    store.write_semantic(set("helix")).await.unwrap();
+    let (rows, total) = store.list_episodic(0, 10).await.unwrap();
+    assert_eq!(total, 1);
+    assert_eq!(rows[0].id, unrelated);
+    let events = store.list_events(10).await.unwrap();
+    assert!(events.iter().any(|e| e.event_type == "retire"
+        && e.memory_type == "episodic"
+        && e.key == quoting.to_string()));
+    // Retired rows are out of search too.
+    let hits = store
+        .search_episodic(EpisodicQuery::new("vim", 10))
+        .await
+        .unwrap();
+    assert!(hits.iter().all(|h| h.entry.id != quoting));
 }

@@ -7,8 +7,9 @@ use std::path::Path;
 
 use kirocrew_actors::clock::system_clock;
 use kirocrew_actors::migration::{
-    legacy_content_present, lesson_key, record_migration_event, run_migration, LegacySources,
+    legacy_content_present, record_migration_event, run_migration, LegacySources,
 };
+use kirocrew_actors::vector_store::lessons::{lesson_key, LessonWrite};
 use kirocrew_actors::vector_store::{
     SemanticWrite, StoreSettings, VectorStoreHandle, USER_EXPLICIT,
 };
@@ -90,20 +91,18 @@ async fn legacy_files_land_in_structured_memory_once() {
     let store = open(home.path()).await;
 
     // Rows the user wrote before migrating.
-    for (key, value) in [
-        ("pref.editor", json!("helix")),
-        (&*lesson_key("use metric units"), json!("user's own wording")),
-    ] {
-        store
-            .write_semantic(SemanticWrite {
-                key: key.to_owned(),
-                value,
-                confidence: 1.0,
-                source: USER_EXPLICIT.into(),
-            })
-            .await
-            .unwrap();
-    }
+    store
+        .write_semantic(SemanticWrite {
+            key: "pref.editor".to_owned(),
+            value: json!("helix"),
+            confidence: 1.0,
+            source: USER_EXPLICIT.into(),
+        })
+        .await
+        .unwrap();
+    let mut mine = LessonWrite::user("use metric units");
+    mine.negative = Some("feet and inches".into());
+    store.write_lesson(mine).await.unwrap();
 
     let report = run_migration(&store, &sources).await.unwrap();
     // editor (user_explicit) kept; language duplicate; prose bullet and the
@@ -145,7 +144,9 @@ async fn legacy_files_land_in_structured_memory_once() {
     assert_eq!(lesson.confidence, 0.9);
     assert_eq!(lesson.value, "run cargo fmt before committing");
     let kept = store.get_semantic(&lesson_key("use metric units")).await.unwrap();
-    assert_eq!(kept.value, "user's own wording", "user_explicit lesson survives");
+    assert_eq!(kept.value, "use metric units — NOT: feet and inches");
+    assert_eq!(kept.source, USER_EXPLICIT, "the user's lesson survives");
+    assert_eq!(store.list_lessons().await.unwrap().len(), 2);
 
     let (entries, total) = store.list_episodic(0, 100).await.unwrap();
     assert_eq!(total, 6);

@@ -35,8 +35,9 @@ pub struct LocomoArgs {
     /// Embedding model (GGUF); without it only keyword mode can run.
     #[arg(long)]
     pub model: Option<PathBuf>,
-    /// Rankings: vector (the default search), keyword or hybrid.
-    #[arg(long, value_enum, default_value = "vector")]
+    /// Rankings: hybrid (the default search), vector (the reference's
+    /// decayed cosine) or keyword (BM25).
+    #[arg(long, value_enum, default_value = "hybrid")]
     pub mode: ModeArg,
     /// Disable MMR reranking.
     #[arg(long)]
@@ -53,7 +54,8 @@ pub enum ModeArg {
     Vector,
     /// FTS5 BM25.
     Keyword,
-    /// Reciprocal rank fusion of both.
+    /// Fused BM25 + cosine, episode context, bounded recency prior (without
+    /// --model: the keyword term alone).
     Hybrid,
 }
 
@@ -151,8 +153,8 @@ pub fn run(args: LocomoArgs) -> anyhow::Result<std::process::ExitCode> {
         ModeArg::Keyword => SearchMode::Keyword,
         ModeArg::Hybrid => SearchMode::Hybrid,
     };
-    if args.model.is_none() && mode != SearchMode::Keyword {
-        bail!("--mode vector/hybrid needs --model PATH");
+    if args.model.is_none() && mode == SearchMode::Vector {
+        bail!("--mode vector needs --model PATH");
     }
     if let Some(model) = &args.model {
         if !model.is_file() {

@@ -23,6 +23,7 @@ use std::sync::Arc;
 /// How long a one-shot command waits for the model to load.
 const MODEL_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
 use kirocrew_actors::clock::system_clock;
+use kirocrew_actors::vector_store::episodic::{EpisodicQuery, SearchMode};
 use kirocrew_actors::vector_store::{
     SemanticEntry, SemanticWrite, VectorStoreHandle, USER_EXPLICIT,
 };
@@ -42,11 +43,18 @@ pub enum MemoryCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Search semantic entries by keyword relevance (or, with --files, the
-    /// Markdown memory files' full-text index).
+    /// Search semantic entries (hybrid when the model file is present,
+    /// else keyword), episodic memories with --episodic, or the Markdown
+    /// memory files' full-text index with --files.
     Search {
         /// Free-text query.
         query: String,
+        /// Search episodic memories (ranked with score parts) instead.
+        #[arg(long)]
+        episodic: bool,
+        /// Episodic ranking: hybrid (default), vector or keyword.
+        #[arg(long, value_enum, default_value = "hybrid", requires = "episodic")]
+        mode: EpisodicModeArg,
         /// At most N results.
         #[arg(long, default_value_t = 20)]
         limit: usize,
@@ -54,10 +62,10 @@ pub enum MemoryCommand {
         #[arg(long)]
         json: bool,
         /// Print the [Semantic Memory] context block instead, within N chars.
-        #[arg(long, value_name = "CHARS", conflicts_with = "files")]
+        #[arg(long, value_name = "CHARS")]
         context: Option<usize>,
         /// Search preferences.md, projects.md and history/ instead.
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["episodic", "context"])]
         files: bool,
     },
     /// Migrate the legacy Markdown memory and lessons.jsonl (idempotent).
@@ -107,6 +115,27 @@ pub enum MemoryCommand {
         /// The key.
         key: String,
     },
+}
+
+/// `--mode` of `memory search --episodic`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum EpisodicModeArg {
+    /// Fused BM25 + cosine with episode context (the default search).
+    Hybrid,
+    /// The reference: cosine × importance × decay.
+    Vector,
+    /// BM25 only.
+    Keyword,
+}
+
+impl From<EpisodicModeArg> for SearchMode {
+    fn from(mode: EpisodicModeArg) -> Self {
+        match mode {
+            EpisodicModeArg::Hybrid => SearchMode::Hybrid,
+            EpisodicModeArg::Vector => SearchMode::Vector,
+            EpisodicModeArg::Keyword => SearchMode::Keyword,
+        }
+    }
 }
 
 /// Runs a memory command on its own actix system.
@@ -161,7 +190,7 @@ pub fn run(home: DataHome, cmd: MemoryCommand) -> anyhow::Result<ExitCode> {
 }
 
 /// The configured embedding model, loaded, if its file exists.
-async fn local_embedder(home: &DataHome, settings: &Settings) -> Option<EmbedderHandle> {
+pub(crate) async fn local_embedder(home: &DataHome, settings: &Settings) -> Option<EmbedderHandle> {
     let source = ModelSource::from_env(
         &settings.memory.embed_model_url,
         &settings.memory.embed_model_sha256,
@@ -214,10 +243,43 @@ async fn execute(
         }
         MemoryCommand::Search {
             query,
+            episodic: true,
+            mode,
             limit,
             json,
             context,
             files: _,
+        } => {
+            if let Some(cap) = context {
+                writeln!(out, "{}", store.episodic_context(&query, cap).await?)?;
+            } else {
+                let mut q = EpisodicQuery::new(query, limit);
+                q.mode = mode.into();
+                let hits = store.search_episodic(q).await?;
+                if json {
+                    writeln!(out, "{}", serde_json::to_string_pretty(&hits)?)?;
+                } else {
+                    for h in hits {
+                        let cosine = h.cosine.map_or("-".to_owned(), |c| format!("{c:.3}"));
+                        writeln!(
+                            out,
+                            "#{:<6} score {:.3}  cosine {cosine}  decay {:.3}  {}  {}",
+                            h.entry.id,
+                            h.score,
+                            h.decay,
+                            h.entry.created_at.get(..10).unwrap_or(&h.entry.created_at),
+                            h.entry.text.replace('\n', " ")
+                        )?;
+                    }
+                }
+            }
+        }
+        MemoryCommand::Search {
+            query,
+            limit,
+            json,
+            context,
+            ..
         } => {
             if let Some(cap) = context {
                 let block = store.semantic_context(&query, cap.min(default_cap)).await?;

@@ -1,4 +1,4 @@
-//! The command line: `kirocrew serve | memory … | config … | doctor`.
+//! The command line: `kirocrew serve | memory … | learn … | config … | doctor | bench …`.
 //!
 //! Every command takes `--home` (else `$KIROCREW_HOME`, else `~/.kiro/crew`).
 //! One-shot commands open the same memory.db as a running daemon (WAL lets
@@ -9,6 +9,7 @@ mod bench;
 mod bench_locomo;
 mod config_cmd;
 mod doctor;
+mod learn;
 mod memory;
 mod memory_files;
 mod serve;
@@ -46,6 +47,9 @@ pub enum Command {
     Config(config_cmd::ConfigCommand),
     /// Check the installation and the data home.
     Doctor,
+    /// Teach, list and remove lessons (learned corrections).
+    #[command(subcommand)]
+    Learn(learn::LearnCommand),
     /// Measure performance.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -70,6 +74,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Memory(cmd) => memory::run(home, cmd),
         Command::Config(cmd) => config_cmd::run(home, cmd),
         Command::Doctor => doctor::run(home),
+        Command::Learn(cmd) => learn::run(home, cmd),
         Command::Bench(cmd) => bench::run(cmd),
     }
 }

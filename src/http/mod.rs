@@ -9,6 +9,7 @@ pub mod auth;
 pub mod dashboard;
 pub mod extract;
 pub mod health;
+pub mod lessons;
 pub mod memory_embeddings;
 pub mod memory_episodic;
 pub mod memory_events;
@@ -67,5 +68,6 @@ pub fn config_api(cfg: &mut web::ServiceConfig, settings: &Settings) {
     memory_transfer::config_import(cfg, settings.server.import_limit_bytes);
     memory_embeddings::config_embeddings(cfg);
     memory_episodic::config_episodic(cfg);
+    lessons::config_lessons(cfg);
     memory_files::config_memory_files(cfg);
 }

@@ -97,3 +97,44 @@ async fn create_search_list_delete_and_rejections() {
     assert_eq!(events["events"][0]["event_type"], "injection_blocked");
     assert_eq!(events["events"][0]["memory_type"], "episodic");
 }
+
+#[actix_web::test]
+async fn cli_memory_search_covers_episodic() {
+    let app = spawn_app().await;
+    for text in [
+        "We planned a trip to Lisbon in May.",
+        "The build server needs a new disk.",
+    ] {
+        let r = app
+            .request(Method::POST, "/api/memory/episodic")
+            .json(&json!({ "text": text }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 201);
+    }
+    let home = app.stop().await;
+    let out = std::process::Command::new(crate::helpers::binary())
+        .arg("--home")
+        .arg(home.path())
+        .args(["memory", "search", "--episodic", "Lisbon trip", "--json"])
+        .env("KIROCREW_EMBED_MODEL_PATH", home.path().join("absent.gguf"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(hits[0]["text"], "We planned a trip to Lisbon in May.");
+    assert!(hits[0]["score"].as_f64().unwrap() > 0.0);
+    assert!(hits[0]["decay"].as_f64().is_some());
+    let out = std::process::Command::new(crate::helpers::binary())
+        .arg("--home")
+        .arg(home.path())
+        .args(["memory", "search", "--mode", "vector", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "--mode needs --episodic");
+}

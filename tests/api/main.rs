@@ -9,6 +9,7 @@ mod embeddings;
 mod episodic;
 mod errors;
 mod helpers;
+mod lessons;
 mod lifecycle;
 mod memory_files;
 mod semantic;

@@ -1,44 +1,47 @@
-//! lessons.jsonl → `lesson.*` rows (spec: "Lessons → Migration":
+//! lessons.jsonl → lessons in memory.db (spec: "Lessons → Migration":
 //! `source=migration, confidence=0.9`; user-explicit lessons can't be
 //! overwritten).
 //!
-//! LEAD: switch this to the lesson write path (`write_lesson` on
-//! `VectorStoreHandle`, actors/src/vector_store/lessons*.rs) once it lands
-//! on main, so migrated lessons get its substring / topic-overlap /
-//! embedding dedup and its own key and value format. Until then each lesson
-//! is written as a plain semantic row `lesson.<md5(rule text)>` through the
-//! conflict ladder, skipping any key that already has an active row.
+//! Each line goes through the one lesson write path
+//! ([`VectorStoreHandle::write_lesson`], with [`LessonWrite::migrated`]), so
+//! the substring, topic-overlap and embedding dedup apply. A lesson whose
+//! key already has an active row is skipped before that (the write path
+//! would re-affirm it, touching `updated_at` and the audit trail, and a
+//! second migration must change nothing). A duplicate, or a topic
+//! replacement that would lose to a user_explicit lesson, counts as skipped.
 
-use md5::{Digest, Md5};
-use serde_json::Value;
-
-use super::parse::LegacyLesson;
-use super::{write_key, Outcome, LESSON_CONFIDENCE};
+use crate::lessons_file::FileLesson;
+use crate::screening::find_injection;
+use crate::vector_store::lessons::{lesson_key, LessonWrite};
 use crate::vector_store::{VectorStoreError, VectorStoreHandle};
 
-/// The key a lesson is stored under: `lesson.<md5 of its text>`.
-pub fn lesson_key(text: &str) -> String {
-    format!("lesson.{}", hex::encode(Md5::digest(text.as_bytes())))
-}
+use super::Outcome;
 
 /// Writes one legacy lesson; returns its key and what happened.
 pub(super) async fn migrate_lesson(
     store: &VectorStoreHandle,
-    lesson: &LegacyLesson,
+    lesson: &FileLesson,
 ) -> Result<(String, Outcome), VectorStoreError> {
-    let text = lesson.text();
-    let key = lesson_key(lesson.rule.trim());
-    let outcome = write_key(store, &key, Value::String(text), LESSON_CONFIDENCE).await?;
-    Ok((key, outcome))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn keys_are_md5_of_the_rule() {
-        assert_eq!(
-            super::lesson_key("abc"),
-            "lesson.900150983cd24fb0d6963f7d28e17f72"
-        );
+    let key = lesson_key(&lesson.rule);
+    let text = format!("{} {}", lesson.rule, lesson.negative.as_deref().unwrap_or(""));
+    if let Some(pattern) = find_injection(&text) {
+        let reason = format!("rejected by injection screening (pattern: {pattern})");
+        return Ok((key, Outcome::Rejected(reason)));
+    }
+    match store.get_semantic(&key).await {
+        Ok(_) => return Ok((key, Outcome::Skipped)),
+        Err(VectorStoreError::NotFound(_)) => {}
+        Err(e) => return Err(e),
+    }
+    let mut write = LessonWrite::migrated(lesson.rule.clone());
+    write.negative = lesson.negative.clone();
+    write.category = lesson.category;
+    match store.write_lesson(write).await {
+        Ok(outcome) => Ok((outcome.key().to_owned(), Outcome::Migrated)),
+        Err(VectorStoreError::DuplicateLesson { .. } | VectorStoreError::ConflictSkipped { .. }) => {
+            Ok((key, Outcome::Skipped))
+        }
+        Err(e) if e.is_rejection() => Ok((key, Outcome::Rejected(e.to_string()))),
+        Err(e) => Err(e),
     }
 }

@@ -11,7 +11,7 @@
 //! | preferences.md `key: value` bullets | semantic `pref.*` (see [`parse`]) | 0.85, source `migration` |
 //! | projects.md sections / bullets | semantic `project.<name>` + episodic details | 0.85 / 0.4 |
 //! | history/YYYY-MM-DD.md entries | episodic fragments dated by file and time | 0.4 |
-//! | lessons.jsonl lines | `lesson.*` | 0.9 |
+//! | lessons.jsonl lines | lessons, through `write_lesson` (dedup ladder) | 0.9 |
 //!
 //! Idempotent: a key that already has an active row is skipped (whoever
 //! wrote it, `user_explicit` included, keeps it), and an episodic fragment
@@ -41,13 +41,10 @@ use crate::vector_store::{
     RecordEvent, SemanticWrite, VectorStoreError, VectorStoreHandle,
 };
 
-pub use lessons::lesson_key;
 use lessons::migrate_lesson;
 
 /// Confidence of migrated preferences and projects.
 pub const SEMANTIC_CONFIDENCE: f64 = 0.85;
-/// Confidence of migrated lessons.
-pub const LESSON_CONFIDENCE: f64 = 0.9;
 /// Importance of migrated history and project details.
 pub const EPISODIC_IMPORTANCE: f64 = 0.4;
 /// The source label of every migrated row.

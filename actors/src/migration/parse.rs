@@ -13,13 +13,14 @@
 //!   plus one episodic fragment with the details.
 //! - history/YYYY-MM-DD.md: each entry → one episodic fragment dated by the
 //!   file name and the entry's `HH:MM`, local time.
-//! - lessons.jsonl: one JSON object per line (`rule`, optional `negative`).
+//! - lessons.jsonl: one [`FileLesson`] per line (`rule`, optional
+//!   `negative`, `category`).
 
 use chrono::{DateTime, Local, NaiveDate, NaiveTime, TimeZone, Utc};
-use serde::Deserialize;
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
+use crate::lessons_file::FileLesson;
 use crate::memory_files::history;
 use crate::vector_store::episodic::MAX_TEXT_CHARS;
 use crate::vector_store::MAX_KEY_LEN;
@@ -65,30 +66,6 @@ pub struct Fragment {
     pub created_at: DateTime<Utc>,
     /// Whether the text was cut to fit.
     pub truncated: bool,
-}
-
-/// A lessons.jsonl line.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct LegacyLesson {
-    /// The rule ("always run the tests before committing").
-    #[serde(alias = "text", alias = "lesson")]
-    pub rule: String,
-    /// What not to do, if recorded.
-    #[serde(default)]
-    pub negative: Option<String>,
-    /// tool / preference / knowledge.
-    #[serde(default)]
-    pub category: Option<String>,
-}
-
-impl LegacyLesson {
-    /// The stored text: `rule — NOT: negative` for negative rules.
-    pub fn text(&self) -> String {
-        match self.negative.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
-            Some(negative) => format!("{} — NOT: {negative}", self.rule.trim()),
-            None => self.rule.trim().to_owned(),
-        }
-    }
 }
 
 /// Folds free text to `[a-z0-9_]` words joined by `sep_dot` ('.' kept) or not.
@@ -297,15 +274,16 @@ pub fn history_fragments(date: NaiveDate, text: &str) -> Vec<Fragment> {
         .collect()
 }
 
-/// Parses lessons.jsonl: the lessons, and the rejected lines with reasons.
-pub fn parse_lessons(text: &str) -> (Vec<LegacyLesson>, Vec<String>) {
+/// Parses lessons.jsonl (the lines of [`FileLesson`]): the lessons, and
+/// the rejected lines with reasons.
+pub fn parse_lessons(text: &str) -> (Vec<FileLesson>, Vec<String>) {
     let mut lessons = Vec::new();
     let mut rejected = Vec::new();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<LegacyLesson>(line) {
+        match serde_json::from_str::<FileLesson>(line) {
             Ok(lesson) if !lesson.rule.trim().is_empty() => lessons.push(lesson),
             Ok(_) => rejected.push(format!("lessons.jsonl line {}: empty rule", n + 1)),
             Err(e) => rejected.push(format!("lessons.jsonl line {}: {e}", n + 1)),
@@ -394,12 +372,12 @@ mod tests {
 
     #[test]
     fn lessons_lines() {
-        let text = "{\"rule\": \"run tests first\", \"negative\": \"push untested code\", \"category\": \"tool\"}\n\n{\"text\": \"use metric units\"}\nnot json\n{\"rule\": \"  \"}\n";
+        let text = "{\"rule\": \"run tests first\", \"negative\": \"push untested code\", \"category\": \"tool\"}\n\n{\"rule\": \"use metric units\", \"category\": \"odd\"}\nnot json\n{\"rule\": \"  \"}\n{\"text\": \"no rule field\"}\n";
         let (lessons, rejected) = parse_lessons(text);
         assert_eq!(lessons.len(), 2);
-        assert_eq!(lessons[0].text(), "run tests first — NOT: push untested code");
-        assert_eq!(lessons[1].text(), "use metric units");
-        assert_eq!(rejected.len(), 2);
+        assert_eq!(lessons[0].negative.as_deref(), Some("push untested code"));
+        assert_eq!(lessons[1].rule, "use metric units");
+        assert_eq!(rejected.len(), 3, "{rejected:?}");
         assert!(rejected[0].contains("line 4"));
     }
 }

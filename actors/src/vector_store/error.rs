@@ -89,6 +89,15 @@ pub enum VectorStoreError {
     /// No active fragment with this id.
     #[error("no episodic memory with id {0}")]
     EpisodeNotFound(i64),
+    /// A lesson's rule or negative is unacceptable (empty, too long, …).
+    #[error("invalid lesson: {0}")]
+    InvalidLesson(String),
+    /// An active lesson already says this; nothing was written.
+    #[error("duplicate of lesson {key}")]
+    DuplicateLesson {
+        /// The lesson that already covers the rule.
+        key: String,
+    },
     /// A re-embed or model change is already running (single flight).
     #[error("a re-embed is already in progress (step: {0})")]
     ReembedBusy(&'static str),
@@ -149,7 +158,9 @@ impl VectorStoreError {
             | VectorStoreError::InvalidText(_)
             | VectorStoreError::DuplicateEpisode { .. }
             | VectorStoreError::EpisodicFull { .. }
-            | VectorStoreError::EpisodeNotFound(_) => true,
+            | VectorStoreError::EpisodeNotFound(_)
+            | VectorStoreError::InvalidLesson(_)
+            | VectorStoreError::DuplicateLesson { .. } => true,
             VectorStoreError::Database(_)
             | VectorStoreError::Migration(_)
             | VectorStoreError::Unavailable(_) => false,

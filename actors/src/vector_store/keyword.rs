@@ -22,11 +22,17 @@ pub const VALUE_WEIGHT: f64 = 1.0;
 
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
+/// Function words dropped from queries (never from stored text). A query
+/// word such as "did" or "about" matches most rows and, in BM25 as in the
+/// overlap score, only adds noise.
 const STOP_WORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "do", "does", "for", "from", "has",
-    "have", "how", "i", "in", "is", "it", "its", "me", "my", "of", "on", "or", "our", "so", "that",
-    "the", "their", "them", "there", "these", "this", "to", "was", "we", "were", "what", "when",
-    "where", "which", "who", "why", "will", "with", "you", "your",
+    "a", "about", "after", "an", "and", "are", "as", "at", "be", "been", "before", "being", "but",
+    "by", "can", "could", "did", "do", "does", "down", "for", "from", "had", "has", "have", "he",
+    "her", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "may", "me", "might",
+    "my", "no", "not", "of", "on", "or", "our", "out", "over", "she", "should", "so", "than",
+    "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "up",
+    "us", "was", "we", "were", "what", "when", "where", "which", "who", "whom", "why", "will",
+    "with", "would", "yes", "you", "your",
 ];
 
 fn words(text: &str) -> impl Iterator<Item = String> + '_ {
@@ -41,6 +47,31 @@ pub fn stems(text: &str) -> HashSet<String> {
     words(text).map(|w| STEMMER.stem(&w).into_owned()).collect()
 }
 
+/// The query's lowercase words without stop words, in order, each once; a
+/// query of only stop words keeps them, so it still matches something.
+pub fn query_words(query: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in words(query).filter(|w| !STOP_WORDS.contains(&w.as_str())) {
+        if !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    if out.is_empty() {
+        out = words(query).collect();
+        out.dedup();
+    }
+    out
+}
+
+/// The stems of the query words of `text` (stop words dropped): the
+/// keyword set the lesson topic-overlap rule compares.
+pub fn keyword_stems(text: &str) -> HashSet<String> {
+    query_words(text)
+        .iter()
+        .map(|w| STEMMER.stem(w).into_owned())
+        .collect()
+}
+
 /// A parsed query, built once per request and applied to every row.
 #[derive(Debug, Clone)]
 pub struct KeywordQuery {
@@ -51,14 +82,9 @@ impl KeywordQuery {
     /// Parses a query. A query of only stop words keeps them, so it still
     /// matches something rather than nothing.
     pub fn new(query: &str) -> Self {
-        let mut stems: HashSet<String> = words(query)
-            .filter(|w| !STOP_WORDS.contains(&w.as_str()))
-            .map(|w| STEMMER.stem(&w).into_owned())
-            .collect();
-        if stems.is_empty() {
-            stems = self::stems(query);
+        Self {
+            stems: keyword_stems(query),
         }
-        Self { stems }
     }
 
     /// True when the query has no words at all (recency order applies).

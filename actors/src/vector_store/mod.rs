@@ -36,6 +36,7 @@ mod error;
 mod handle;
 mod keyword;
 mod ladder;
+pub mod lessons;
 mod messages;
 mod mirror;
 mod report;

@@ -8,8 +8,9 @@
 
 use sqlx::sqlite::SqlitePool;
 
-use super::context::value_text;
+use super::context::{value_text, LESSON_PREFIX};
 use super::db::{self, NewEvent};
+use super::episodic::retire_quoting;
 use super::error::VectorStoreError;
 use super::ladder::{decide, Incumbent, Verdict};
 use super::space::{store_semantic_vector, CommitVector, SpaceInfo};
@@ -151,8 +152,44 @@ pub async fn write(
     }
     let old = old_json.as_deref();
     audit(&mut tx, settings, event_type, &write, old, &value_json, now).await?;
+    if let Some(previous) = existing.filter(|e| e.value != write.value) {
+        if !write.key.starts_with(LESSON_PREFIX) {
+            retire_stale_episodic(&mut tx, settings, &write, &value_text(&previous.value), now)
+                .await?;
+        }
+    }
     tx.commit().await?;
     Ok((outcome, stored))
+}
+
+/// Spec `_retire_stale_episodic`: a superseded value must not live on in
+/// episodic rows that quote it, so they are tombstoned in the same
+/// transaction, each with a `retire` audit event.
+async fn retire_stale_episodic(
+    conn: &mut sqlx::SqliteConnection,
+    settings: &StoreSettings,
+    write: &SemanticWrite,
+    old_text: &str,
+    now: &str,
+) -> Result<(), VectorStoreError> {
+    for id in retire_quoting(conn, old_text).await? {
+        let reason = format!("quoted superseded value of {}", write.key);
+        db::record_event(
+            conn,
+            NewEvent {
+                event_type: "retire",
+                memory_type: "episodic",
+                key: &id.to_string(),
+                old_value: Some(old_text),
+                new_value: Some(&reason),
+                source: &write.source,
+            },
+            now,
+            settings.max_events,
+        )
+        .await?;
+    }
+    Ok(())
 }
 
 /// Bulk-import write: validated and screened like any write, but an existing

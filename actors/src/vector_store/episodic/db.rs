@@ -153,6 +153,55 @@ pub async fn tombstone(pool: &SqlitePool, id: i64) -> Result<bool, VectorStoreEr
     Ok(done > 0)
 }
 
+/// Shortest old value that can be "quoted": anything shorter ("no", "3")
+/// appears in unrelated text by chance.
+const MIN_QUOTE_CHARS: usize = 3;
+
+/// Whether `text` quotes `phrase` (case-insensitive, on word boundaries,
+/// so "vim" is quoted by "uses vim daily" but not by "vimeo").
+pub fn quotes(text: &str, phrase: &str) -> bool {
+    let phrase = phrase.trim().to_lowercase();
+    if phrase.chars().count() < MIN_QUOTE_CHARS {
+        return false;
+    }
+    let text = text.to_lowercase();
+    text.match_indices(&phrase).any(|(at, m)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + m.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// Spec `_retire_stale_episodic`: tombstones the active rows that quote a
+/// superseded semantic value, so they cannot resurface the old fact.
+/// Returns the retired ids.
+pub async fn retire_quoting(
+    conn: &mut SqliteConnection,
+    old_value: &str,
+) -> Result<Vec<i64>, VectorStoreError> {
+    if old_value.trim().chars().count() < MIN_QUOTE_CHARS {
+        return Ok(Vec::new());
+    }
+    let candidates: Vec<(i64, String)> = sqlx::query_as(
+        "SELECT id, text FROM episodic_memories
+         WHERE is_deleted = 0 AND instr(lower(text), lower(?)) > 0",
+    )
+    .bind(old_value.trim())
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut retired = Vec::new();
+    for (id, text) in candidates {
+        if quotes(&text, old_value) {
+            sqlx::query("UPDATE episodic_memories SET is_deleted = 1 WHERE id = ?")
+                .bind(id)
+                .execute(&mut *conn)
+                .await?;
+            retired.push(id);
+        }
+    }
+    Ok(retired)
+}
+
 /// A page of active rows, newest first, and the active total.
 pub async fn page(
     pool: &SqlitePool,
@@ -174,13 +223,13 @@ pub async fn page(
     Ok((rows.into_iter().map(Into::into).collect(), total))
 }
 
-/// An FTS5 query matching any word of `text` (OR logic), or `None` if it
-/// has no words. Each word is quoted, so FTS syntax in user text is inert.
+/// An FTS5 query matching any word of `text` (OR logic) except stop
+/// words, or `None` if it has no words. Each word is quoted, so FTS syntax
+/// in user text is inert.
 pub fn fts_query(text: &str) -> Option<String> {
-    let words: Vec<String> = text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| format!("\"{}\"", w.to_lowercase()))
+    let words: Vec<String> = crate::vector_store::keyword::query_words(text)
+        .into_iter()
+        .map(|w| format!("\"{w}\""))
         .collect();
     (!words.is_empty()).then(|| words.join(" OR "))
 }
@@ -259,14 +308,33 @@ mod tests {
     use super::fts_query;
 
     #[test]
+    fn quoting_needs_word_boundaries_and_some_length() {
+        use super::quotes;
+        assert!(quotes("The user edits everything in Vim daily.", "vim"));
+        assert!(quotes("vim", " VIM "));
+        assert!(!quotes("Watched a vimeo clip", "vim"));
+        assert!(!quotes("no idea", "no"));
+        assert!(quotes(
+            "moved to Lisbon, Portugal in May",
+            "Lisbon, Portugal"
+        ));
+    }
+
+    #[test]
     fn fts_queries_are_or_of_quoted_words() {
         assert_eq!(
             fts_query("Where's the cat?").unwrap(),
-            "\"where\" OR \"s\" OR \"the\" OR \"cat\""
+            "\"s\" OR \"cat\"",
+            "stop words dropped"
         );
         assert_eq!(
             fts_query("\"NEAR(a b)\" OR *").unwrap(),
-            "\"near\" OR \"a\" OR \"b\" OR \"or\""
+            "\"near\" OR \"b\""
+        );
+        assert_eq!(
+            fts_query("who was it").unwrap(),
+            "\"who\" OR \"was\" OR \"it\"",
+            "a query of only stop words keeps them"
         );
         assert!(fts_query(" ?! ").is_none());
     }

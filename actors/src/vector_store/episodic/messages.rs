@@ -3,7 +3,7 @@
 use actix::prelude::*;
 
 use super::db::{self, NewEpisode};
-use super::search::{rank, Inputs};
+use super::search::{exact_cosines, rank, Inputs};
 use super::{content_hash, EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite};
 use super::{MAX_TEXT_CHARS, MIN_TEXT_CHARS};
 use crate::clock::format_ts;
@@ -223,11 +223,15 @@ impl Handler<SearchEpisodic> for VectorStore {
                 .as_ref()
                 .zip(signature.as_deref())
                 .map(|(e, sig)| (e.vector.as_slice(), sig));
+            let cosines = vector
+                .map(|(v, sig)| exact_cosines(&act.episodic, v, sig))
+                .unwrap_or_default();
             let hits = rank(
                 &act.episodic,
                 Inputs {
                     query: &msg.query,
                     vector,
+                    cosines: &cosines,
                     keyword: &keyword,
                     now,
                 },

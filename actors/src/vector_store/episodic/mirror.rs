@@ -2,7 +2,8 @@
 //! actor and refreshed by the change sequence (like the semantic mirror), so
 //! a search scans memory instead of decoding every BLOB from SQLite.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
+use std::ops::Bound::{Excluded, Unbounded};
 
 use chrono::{DateTime, Utc};
 
@@ -41,7 +42,8 @@ pub struct MirrorEpisode {
 #[derive(Debug, Default)]
 pub struct EpisodicMirror {
     seq: i64,
-    rows: HashMap<i64, MirrorEpisode>,
+    /// By id, which is write order: episode neighbours are adjacent keys.
+    rows: BTreeMap<i64, MirrorEpisode>,
 }
 
 impl EpisodicMirror {
@@ -87,7 +89,29 @@ impl EpisodicMirror {
         self.rows.get(&id)
     }
 
-    /// Active rows.
+    /// The active rows written just before and just after `id` (whatever
+    /// their age; the caller decides what counts as the same episode).
+    pub fn neighbours(&self, id: i64) -> [Option<&MirrorEpisode>; 2] {
+        [
+            self.rows.range(..id).next_back().map(|(_, r)| r),
+            self.rows
+                .range((Excluded(id), Unbounded))
+                .next()
+                .map(|(_, r)| r),
+        ]
+    }
+
+    /// Number of active rows.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether no row is active.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Active rows, in id order.
     pub fn rows(&self) -> impl Iterator<Item = &MirrorEpisode> {
         self.rows.values()
     }

@@ -6,9 +6,9 @@
 //! screen before anything is embedded or stored; exact duplicates are caught
 //! by a blake3 content hash, near-duplicates (cosine > 0.88 against an
 //! active row — tombstoned twins never block) by the vector mirror. Search
-//! ranks by the mirror's vectors (exact scan), by FTS5/BM25 when the query
-//! has no vector, or fuses both (reciprocal rank fusion) in hybrid mode; see
-//! `episodic_rank` for the scoring rules.
+//! fuses the vector and FTS5/BM25 rankings by default (hybrid mode), or
+//! runs the reference's decayed-cosine ranking (vector mode) or BM25 alone;
+//! see `episodic_rank` for the scoring rules.
 
 mod db;
 mod handle;
@@ -18,6 +18,7 @@ mod search;
 
 use serde::{Deserialize, Serialize};
 
+pub(crate) use db::retire_quoting;
 pub use messages::*;
 pub use mirror::EpisodicMirror;
 
@@ -110,12 +111,14 @@ pub struct EpisodicHit {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum SearchMode {
-    /// Cosine × importance × decay (keyword fallback without a query vector).
-    #[default]
+    /// The reference: cosine × importance × decay (keyword fallback
+    /// without a query vector).
     Vector,
     /// FTS5/BM25 only.
     Keyword,
-    /// Reciprocal rank fusion of the vector and BM25 rankings.
+    /// The default: fused BM25 + cosine relevance with episode context and
+    /// a bounded recency prior (see `episodic_rank`); it wins on LoCoMo.
+    #[default]
     Hybrid,
 }
 
@@ -137,14 +140,14 @@ pub struct EpisodicQuery {
 }
 
 impl EpisodicQuery {
-    /// Defaults: vector mode, MMR on, no gate.
+    /// Defaults: hybrid mode, MMR on, no gate.
     pub fn new(text: impl Into<String>, limit: usize) -> Self {
         Self {
             text: text.into(),
             limit,
             relevance_filter: false,
             mmr: true,
-            mode: SearchMode::Vector,
+            mode: SearchMode::Hybrid,
             as_of: None,
         }
     }

@@ -1,0 +1,110 @@
+//! Lesson methods of [`VectorStoreHandle`]: the rule is embedded before the
+//! store's critical section (plus at most five lessons still missing a
+//! vector, so the embedding rung of the dedup ladder fills in lazily).
+
+use super::{
+    parse_lesson_text, validate_lesson, GetLessonsContext, Lesson, LessonOutcome, LessonWrite,
+    ListLessons, ListLessonsMissingVectors, WriteLesson, LESSON_PREFIX, MAX_BACKFILLS_PER_WRITE,
+};
+use crate::embedder::{EmbedKind, EmbedderHandle};
+use crate::vector_store::context::value_text;
+use crate::vector_store::messages::{EmbeddedQuery, GetSpace};
+use crate::vector_store::space::CommitVector;
+use crate::vector_store::{VectorStoreError, VectorStoreHandle};
+
+impl VectorStoreHandle {
+    /// The one lesson write path (spec: `write_lesson`): validation, then the
+    /// rule's embed and up to five lazy backfills, then the dedup ladder and
+    /// the write inside the store. A duplicate answers
+    /// [`VectorStoreError::DuplicateLesson`] naming the lesson that already
+    /// says it.
+    pub async fn write_lesson(
+        &self,
+        write: LessonWrite,
+    ) -> Result<LessonOutcome, VectorStoreError> {
+        let (rule, _) = validate_lesson(&write).map_err(VectorStoreError::InvalidLesson)?;
+        let mut vector = None;
+        if let Some(embedder) = self.embedder() {
+            let generation = self.ask(GetSpace).await?.generation;
+            if let Ok((model_id, v)) = embedder.embed(&rule, EmbedKind::Document).await {
+                vector = Some(CommitVector {
+                    vector: v,
+                    model_id,
+                    generation,
+                });
+                self.backfill_lessons(embedder, generation).await;
+            }
+        }
+        self.ask(WriteLesson { write, vector }).await
+    }
+
+    /// Embeds up to [`MAX_BACKFILLS_PER_WRITE`] lessons that have no vector
+    /// (their rule text, as the writer would have). Best effort: a failure
+    /// leaves them for the next write.
+    async fn backfill_lessons(&self, embedder: &EmbedderHandle, generation: i64) {
+        let Ok(missing) = self
+            .ask(ListLessonsMissingVectors {
+                limit: MAX_BACKFILLS_PER_WRITE,
+            })
+            .await
+        else {
+            return;
+        };
+        let mut rows = Vec::new();
+        for (key, value_json) in missing {
+            let text = serde_json::from_str(&value_json)
+                .map(|v| value_text(&v))
+                .unwrap_or_else(|_| value_json.clone());
+            let (rule, _) = parse_lesson_text(&text);
+            if let Ok((model_id, v)) = embedder.embed(&rule, EmbedKind::Document).await {
+                let commit = CommitVector {
+                    vector: v,
+                    model_id,
+                    generation,
+                };
+                rows.push((key, value_json, commit));
+            }
+        }
+        if !rows.is_empty() {
+            if let Err(e) = self.store_vectors(rows).await {
+                tracing::debug!(error = %e, "lesson vectors not backfilled");
+            }
+        }
+    }
+
+    /// Active lessons, newest first.
+    pub async fn list_lessons(&self) -> Result<Vec<Lesson>, VectorStoreError> {
+        self.ask(ListLessons).await
+    }
+
+    /// Tombstones a lesson; a key outside `lesson.*` is not a lesson.
+    pub async fn delete_lesson(&self, key: &str, source: &str) -> Result<(), VectorStoreError> {
+        if !key.starts_with(LESSON_PREFIX) {
+            return Err(VectorStoreError::NotFound(key.to_owned()));
+        }
+        self.delete_semantic(key, source).await
+    }
+
+    /// The `[Learned corrections]` block for a request within `budget`
+    /// characters, lessons ranked by hybrid relevance to it.
+    pub async fn lessons_context(
+        &self,
+        request: &str,
+        budget: usize,
+    ) -> Result<String, VectorStoreError> {
+        let embedded = match self.embedder() {
+            Some(embedder) if !request.trim().is_empty() => embedder
+                .embed(request, EmbedKind::Query)
+                .await
+                .ok()
+                .map(|(model_id, vector)| EmbeddedQuery { vector, model_id }),
+            _ => None,
+        };
+        self.ask(GetLessonsContext {
+            query: request.to_owned(),
+            embedded,
+            budget,
+        })
+        .await
+    }
+}

@@ -1,0 +1,160 @@
+//! `kirocrew learn add|list|remove`: lessons from the command line, through
+//! the same write path as `POST /api/lessons` (dedup ladder, screening,
+//! audit). When memory.db cannot be opened, the commands fall back to
+//! lessons.jsonl (spec: "JSONL fallback") and say so on stderr.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Subcommand;
+
+use crate::home::DataHome;
+use kirocrew_actors::clock::{format_ts, system_clock};
+use kirocrew_actors::lessons_file::LessonFile;
+use kirocrew_actors::vector_store::lessons::{Lesson, LessonCategory, LessonWrite};
+use kirocrew_actors::vector_store::VectorStoreHandle;
+
+/// `kirocrew learn …`
+#[derive(Debug, Subcommand)]
+pub enum LearnCommand {
+    /// Teach a lesson ("always do X").
+    Add {
+        /// The rule.
+        rule: String,
+        /// What not to do instead.
+        #[arg(long = "not", value_name = "NEGATIVE")]
+        negative: Option<String>,
+        /// tool, preference or knowledge.
+        #[arg(long, value_parser = parse_category, default_value = "knowledge")]
+        category: LessonCategory,
+    },
+    /// List lessons, newest first.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a lesson by key (see `learn list`).
+    Remove {
+        /// The lesson key, `lesson.<hash>`.
+        key: String,
+    },
+}
+
+fn parse_category(name: &str) -> Result<LessonCategory, String> {
+    LessonCategory::parse(name)
+        .ok_or_else(|| format!("{name:?} is not a category (tool, preference, knowledge)"))
+}
+
+/// Runs a learn command.
+pub fn run(home: DataHome, cmd: LearnCommand) -> anyhow::Result<ExitCode> {
+    let loaded = super::load_config(&home)?;
+    crate::telemetry::init(false, "warn");
+    home.ensure()?;
+    let settings = loaded.settings;
+    actix_rt::System::new().block_on(async move {
+        let store = match VectorStoreHandle::open(
+            home.memory_db(),
+            settings.store_settings(),
+            system_clock(),
+        )
+        .await
+        {
+            Ok(store) => store,
+            Err(e) => {
+                eprintln!(
+                    "warning: memory.db is not available ({e}); using {}",
+                    home.lessons_file().display()
+                );
+                return run_on_file(&LessonFile::new(home.lessons_file()), cmd);
+            }
+        };
+        let embedder = if matches!(cmd, LearnCommand::Add { .. }) {
+            super::memory::local_embedder(&home, &settings).await
+        } else {
+            None
+        };
+        let store = match &embedder {
+            Some(embedder) => store.with_embedder(embedder.clone()),
+            None => store,
+        };
+        let result = run_on_store(&store, cmd).await;
+        if let Some(embedder) = embedder {
+            let _ = embedder.close().await;
+        }
+        store.close().await.context("closing memory.db")?;
+        result
+    })
+}
+
+fn print_lessons(lessons: &[Lesson], json: bool) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(lessons)?)?;
+        return Ok(());
+    }
+    for l in lessons {
+        let negative = l
+            .negative
+            .as_deref()
+            .map(|n| format!(" — NOT: {n}"))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "{}  [{}] {}{}",
+            l.key,
+            l.category.as_str(),
+            l.rule,
+            negative
+        )?;
+    }
+    Ok(())
+}
+
+async fn run_on_store(store: &VectorStoreHandle, cmd: LearnCommand) -> anyhow::Result<ExitCode> {
+    match cmd {
+        LearnCommand::Add {
+            rule,
+            negative,
+            category,
+        } => {
+            let mut write = LessonWrite::user(rule);
+            write.negative = negative;
+            write.category = category;
+            let outcome = store.write_lesson(write).await?;
+            println!("{}", serde_json::to_string(&outcome)?);
+        }
+        LearnCommand::List { json } => print_lessons(&store.list_lessons().await?, json)?,
+        LearnCommand::Remove { key } => {
+            store.delete_lesson(&key, "user_explicit").await?;
+            println!("removed {key}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_on_file(file: &LessonFile, cmd: LearnCommand) -> anyhow::Result<ExitCode> {
+    match cmd {
+        LearnCommand::Add {
+            rule,
+            negative,
+            category,
+        } => {
+            let mut write = LessonWrite::user(rule);
+            write.negative = negative;
+            write.category = category;
+            let key = file.add(&write, &format_ts(system_clock().now()))?;
+            println!("{}", serde_json::json!({"status": "created", "key": key}));
+        }
+        LearnCommand::List { json } => {
+            let lessons: Vec<Lesson> = file.load()?.iter().rev().map(|l| l.to_lesson()).collect();
+            print_lessons(&lessons, json)?;
+        }
+        LearnCommand::Remove { key } => {
+            file.remove(&key)?;
+            println!("removed {key}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

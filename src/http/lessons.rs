@@ -1,0 +1,97 @@
+//! Lessons over HTTP (spec: "Lessons", the learn_add tool and dashboard):
+//!
+//! - `GET /api/lessons` → `{"lessons": [{key, rule, negative, category, source, created_at}]}`
+//! - `POST /api/lessons` `{rule, negative?, category?}` → 201 `{"status":
+//!   "created"|"updated"|"replaced", "key", "replaced"?}`; 422
+//!   `invalid_lesson` / `invalid_category` / `injection_detected`; 409
+//!   `duplicate_lesson` (an active lesson already says it) or `conflict_skip`
+//!   (the lesson it would replace outranks the writer)
+//! - `DELETE /api/lessons/{key}` → `{"deleted": key}`; 404 `not_found`
+//! - `GET /api/lessons/context?q=&budget=` → `{"block"}`: the `[Learned
+//!   corrections]` block a prompt would get for that request
+
+use actix_web::{web, HttpResponse};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{resource, AppState};
+use crate::error::ApiError;
+use kirocrew_actors::vector_store::lessons::{LessonCategory, LessonWrite};
+
+/// Default character budget of the context preview (the reference's
+/// lessons cap at its default window).
+const DEFAULT_BUDGET: usize = 37_290;
+
+/// Registers the lesson routes.
+pub fn config_lessons(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        resource("/lessons")
+            .route(web::get().to(list))
+            .route(web::post().to(create)),
+    )
+    .service(resource("/lessons/context").route(web::get().to(context)))
+    .service(resource("/lessons/{key}").route(web::delete().to(delete)));
+}
+
+async fn list(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let lessons = state.store.list_lessons().await?;
+    Ok(HttpResponse::Ok().json(json!({ "lessons": lessons })))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateBody {
+    rule: String,
+    negative: Option<String>,
+    category: Option<String>,
+}
+
+async fn create(
+    state: web::Data<AppState>,
+    body: web::Json<CreateBody>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    let category = match body.category.as_deref() {
+        None => LessonCategory::default(),
+        Some(name) => LessonCategory::parse(name).ok_or_else(|| {
+            ApiError::validation(
+                "invalid_category",
+                format!("category {name:?} is not one of tool, preference, knowledge"),
+            )
+        })?,
+    };
+    let mut write = LessonWrite::user(body.rule);
+    write.negative = body.negative;
+    write.category = category;
+    let outcome = state.store.write_lesson(write).await?;
+    Ok(HttpResponse::Created().json(outcome))
+}
+
+async fn delete(
+    state: web::Data<AppState>,
+    key: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let key = key.into_inner();
+    state.store.delete_lesson(&key, "user_explicit").await?;
+    Ok(HttpResponse::Ok().json(json!({ "deleted": key })))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextQuery {
+    #[serde(default)]
+    q: String,
+    budget: Option<usize>,
+}
+
+async fn context(
+    state: web::Data<AppState>,
+    q: web::Query<ContextQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let q = q.into_inner();
+    let block = state
+        .store
+        .lessons_context(&q.q, q.budget.unwrap_or(DEFAULT_BUDGET))
+        .await?;
+    Ok(HttpResponse::Ok().json(json!({ "block": block })))
+}
