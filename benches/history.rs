@@ -24,10 +24,38 @@ use kirocrew_actors::memory_files::{Doc, FtsIndex, MemoryDir};
 use tempfile::TempDir;
 
 const WORDS: &[&str] = &[
-    "deploy", "running", "tests", "dashboard", "migration", "index", "schema", "review",
-    "websocket", "latency", "benchmark", "release", "rollback", "config", "ran", "wrote",
-    "cache", "embedding", "model", "lessons", "history", "pruned", "heartbeat", "runs",
-    "session", "gateway", "slack", "prompt", "context", "budget", "window", "tokens",
+    "deploy",
+    "running",
+    "tests",
+    "dashboard",
+    "migration",
+    "index",
+    "schema",
+    "review",
+    "websocket",
+    "latency",
+    "benchmark",
+    "release",
+    "rollback",
+    "config",
+    "ran",
+    "wrote",
+    "cache",
+    "embedding",
+    "model",
+    "lessons",
+    "history",
+    "pruned",
+    "heartbeat",
+    "runs",
+    "session",
+    "gateway",
+    "slack",
+    "prompt",
+    "context",
+    "budget",
+    "window",
+    "tokens",
 ];
 
 /// A deterministic ~200-character entry: mostly words from a 2,000-word
@@ -44,7 +72,11 @@ fn entry_text(seed: usize) -> String {
             text.push_str(WORDS[(x / 10) % WORDS.len()]);
         } else {
             let w = (x / 10) % 2_000;
-            text.push_str(&format!("{}{}", ["ka", "lo", "mi", "ter", "sun", "vra"][w % 6], w));
+            text.push_str(&format!(
+                "{}{}",
+                ["ka", "lo", "mi", "ter", "sun", "vra"][w % 6],
+                w
+            ));
         }
         text.push(' ');
     }

@@ -246,13 +246,17 @@ impl Handler<Tick> for Heartbeat {
                 if rebuild {
                     match files.rebuild_index().await {
                         Ok(r) => report.rebuilt = Some(r.sections),
-                        Err(e) => tracing::warn!(error = %e, "index rebuild failed; next one in 15 ticks"),
+                        Err(e) => {
+                            tracing::warn!(error = %e, "index rebuild failed; next one in 15 ticks")
+                        }
                     }
                 }
                 if prune {
                     match files.prune_history(keep).await {
                         Ok(r) => report.pruned = Some(r),
-                        Err(e) => tracing::warn!(error = %e, "history prune failed; retried tomorrow"),
+                        Err(e) => {
+                            tracing::warn!(error = %e, "history prune failed; retried tomorrow")
+                        }
                     }
                 }
                 report
@@ -425,7 +429,14 @@ mod tests {
     #[test]
     fn settings_ranges() {
         assert!(HistorySettings::default().validate().is_ok());
-        for (h, d) in [(0.0, 1), (-1.0, 1), (f64::NAN, 1), (8_761.0, 1), (1.0, 0), (1.0, 36_501)] {
+        for (h, d) in [
+            (0.0, 1),
+            (-1.0, 1),
+            (f64::NAN, 1),
+            (8_761.0, 1),
+            (1.0, 0),
+            (1.0, 36_501),
+        ] {
             let s = HistorySettings {
                 history_idle_hours: h,
                 history_max_days: d,

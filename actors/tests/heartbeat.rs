@@ -59,7 +59,8 @@ fn setup(
 
 fn write_old_day(home: &TempDir, days_ago: i64, clock: &ManualClock) {
     use kirocrew_actors::clock::Clock;
-    let date = clock.now().with_timezone(&chrono::Local).date_naive() - chrono::Duration::days(days_ago);
+    let date =
+        clock.now().with_timezone(&chrono::Local).date_naive() - chrono::Duration::days(days_ago);
     let dir = home.path().join("memory/history");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(format!("{date}.md")), "## 10:00\nold news\n").unwrap();
@@ -97,7 +98,10 @@ async fn ticks_check_idle_rebuild_every_15_and_prune_every_1440() {
     actix_rt::time::sleep(Duration::from_millis(50)).await;
     assert_eq!(seen.load(Ordering::SeqCst), 15);
     let check = last.lock().unwrap().clone().unwrap();
-    assert_eq!(check.now, Utc.with_ymd_and_hms(2026, 3, 14, 12, 15, 0).unwrap());
+    assert_eq!(
+        check.now,
+        Utc.with_ymd_and_hms(2026, 3, 14, 12, 15, 0).unwrap()
+    );
     assert_eq!(check.idle_after, chrono::Duration::hours(3));
 
     // Settings apply from the next tick on: a 30-day limit prunes the
@@ -137,7 +141,10 @@ async fn ticks_check_idle_rebuild_every_15_and_prune_every_1440() {
         })
         .await
         .is_err());
-    assert_eq!(heartbeat.history_settings().await.unwrap().history_max_days, 30);
+    assert_eq!(
+        heartbeat.history_settings().await.unwrap().history_max_days,
+        30
+    );
     heartbeat.stop();
     files.close().await.unwrap();
 }
@@ -158,7 +165,11 @@ async fn the_interval_timer_ticks_and_start_up_prunes() {
         }
     }
     assert!(ticks >= 3, "ticked {ticks} times");
-    assert_eq!(history_count(&home), 1, "the 400-day-old file was pruned at start");
+    assert_eq!(
+        history_count(&home),
+        1,
+        "the 400-day-old file was pruned at start"
+    );
     heartbeat.stop();
     files.close().await.unwrap();
 }

@@ -91,7 +91,10 @@ async fn each_tier_boundary() {
     }
     // 61 and 180: date and count only.
     for age in [61, 180] {
-        assert!(text.contains(&format!("#### {} (3 entries)", ago(age))), "{text}");
+        assert!(
+            text.contains(&format!("#### {} (3 entries)", ago(age))),
+            "{text}"
+        );
         assert!(!text.contains(&format!("age{age} entry")));
     }
     // 181: not read at all.
@@ -122,7 +125,11 @@ async fn cache_lives_five_seconds_and_append_or_prune_invalidate_it() {
     clock.advance(Duration::milliseconds(4_999));
     assert_eq!(files.read_recent_history(14).await.unwrap(), first);
     // …a different `days` is its own cache key…
-    assert!(files.read_recent_history(13).await.unwrap().contains("sneaky"));
+    assert!(files
+        .read_recent_history(13)
+        .await
+        .unwrap()
+        .contains("sneaky"));
     // …and after 5 s it is.
     clock.advance(Duration::seconds(5));
     let fresh = files.read_recent_history(14).await.unwrap();
@@ -140,11 +147,18 @@ async fn cache_lives_five_seconds_and_append_or_prune_invalidate_it() {
     write_day(home.path(), ago(400), "ancient", 1);
     clock.advance(Duration::seconds(6));
     let _ = files.read_recent_history(14).await.unwrap();
-    std::fs::remove_file(home.path().join(format!("workspace/memory/history/{}.md", ago(1)))).unwrap();
+    std::fs::remove_file(
+        home.path()
+            .join(format!("workspace/memory/history/{}.md", ago(1))),
+    )
+    .unwrap();
     write_day(home.path(), ago(1), "rewritten", 1);
     files.prune_history(365).await.unwrap();
     let after = files.read_recent_history(14).await.unwrap();
-    assert!(after.contains("rewritten entry 0"), "prune invalidated the cache");
+    assert!(
+        after.contains("rewritten entry 0"),
+        "prune invalidated the cache"
+    );
     files.close().await.unwrap();
 }
 
@@ -160,7 +174,10 @@ async fn midnight_rolls_the_tiers_over() {
     // Three seconds later, inside the TTL but on the next day.
     clock.advance(Duration::seconds(3));
     let after = files.read_recent_history(14).await.unwrap();
-    assert!(!after.contains("edge entry 1"), "age 14: compressed\n{after}");
+    assert!(
+        !after.contains("edge entry 1"),
+        "age 14: compressed\n{after}"
+    );
     assert!(after.contains("…1 more entry"));
 
     // Today's appends land in the new day's file, stamped in local time.
@@ -177,7 +194,12 @@ async fn prune_at_364_365_366_days_and_with_non_date_files() {
         write_day(home.path(), ago(age), &format!("pruneage{age}"), 1);
     }
     let dir = home.path().join("workspace/memory/history");
-    for odd in ["notes.md", "1999-02-31.md", "2000-01-01.md.bak", "backup-2001-01-01.md"] {
+    for odd in [
+        "notes.md",
+        "1999-02-31.md",
+        "2000-01-01.md.bak",
+        "backup-2001-01-01.md",
+    ] {
         std::fs::write(dir.join(odd), "## x\nkeep me\n").unwrap();
     }
     let files = start(home.path(), ManualClock::new(noon()));
@@ -189,11 +211,19 @@ async fn prune_at_364_365_366_days_and_with_non_date_files() {
         vec![format!("{}.md", ago(700)), format!("{}.md", ago(366))]
     );
     assert_eq!(report.kept, 2);
-    assert_eq!(report.skipped, 3, "non-date .md files are counted, never touched");
+    assert_eq!(
+        report.skipped, 3,
+        "non-date .md files are counted, never touched"
+    );
     for age in [364, 365] {
         assert!(dir.join(format!("{}.md", ago(age))).exists(), "{age} kept");
     }
-    for odd in ["notes.md", "1999-02-31.md", "2000-01-01.md.bak", "backup-2001-01-01.md"] {
+    for odd in [
+        "notes.md",
+        "1999-02-31.md",
+        "2000-01-01.md.bak",
+        "backup-2001-01-01.md",
+    ] {
         assert!(dir.join(odd).exists(), "{odd} untouched");
     }
     // The index forgot the pruned days at once.
@@ -210,9 +240,18 @@ async fn prune_at_364_365_366_days_and_with_non_date_files() {
 async fn stemming_finds_running_ran_and_runs() {
     let home = TempDir::new().unwrap();
     let files = start(home.path(), ManualClock::new(noon()));
-    files.append_history("Yesterday we ran the migration twice.").await.unwrap();
-    files.append_history("The nightly job runs the benchmarks.").await.unwrap();
-    files.append_history("Unrelated note about coffee.").await.unwrap();
+    files
+        .append_history("Yesterday we ran the migration twice.")
+        .await
+        .unwrap();
+    files
+        .append_history("The nightly job runs the benchmarks.")
+        .await
+        .unwrap();
+    files
+        .append_history("Unrelated note about coffee.")
+        .await
+        .unwrap();
 
     let hits = files.search("running", 10).await.unwrap();
     let snippets: Vec<&str> = hits.iter().map(|h| h.snippet.as_str()).collect();
@@ -224,11 +263,17 @@ async fn stemming_finds_running_ran_and_runs() {
         assert!(hit.section.starts_with("2026-03-14 "), "{}", hit.section);
     }
     // And the other way round: "ran" finds "running".
-    files.append_history("Running out of disk again.").await.unwrap();
+    files
+        .append_history("Running out of disk again.")
+        .await
+        .unwrap();
     let hits = files.search("ran", 10).await.unwrap();
     assert_eq!(hits.len(), 3);
     // Unicode words are searchable.
-    files.append_history("Réunion à Zürich über das Café").await.unwrap();
+    files
+        .append_history("Réunion à Zürich über das Café")
+        .await
+        .unwrap();
     assert_eq!(files.search("zürich café", 10).await.unwrap().len(), 1);
     files.close().await.unwrap();
 }
@@ -238,7 +283,10 @@ async fn incremental_updates_and_full_rebuilds() {
     let home = TempDir::new().unwrap();
     let files = start(home.path(), ManualClock::new(noon()));
     files
-        .replace_layer(Layer::Preferences, "# Preferences\n\n## Editor\n- editor: helix\n")
+        .replace_layer(
+            Layer::Preferences,
+            "# Preferences\n\n## Editor\n- editor: helix\n",
+        )
         .await
         .unwrap();
     let hits = files.search("helix", 5).await.unwrap();
@@ -267,7 +315,10 @@ async fn incremental_updates_and_full_rebuilds() {
     assert!(files.search("actor", 5).await.unwrap().is_empty());
     let report = files.rebuild_index().await.unwrap();
     assert_eq!(report.sections, 2);
-    assert_eq!(files.search("actor", 5).await.unwrap()[0].section, "kirocrew");
+    assert_eq!(
+        files.search("actor", 5).await.unwrap()[0].section,
+        "kirocrew"
+    );
     files.close().await.unwrap();
 }
 
@@ -321,11 +372,19 @@ async fn context_sections_are_cited_and_capped() {
     files.append_history("Shipped the release.").await.unwrap();
     let ctx = files.context(ContextCaps::default()).await.unwrap();
     let titles: Vec<_> = ctx.sections.iter().map(|s| s.title).collect();
-    assert_eq!(titles, vec!["Preferences", "Recent History"], "empty projects.md is skipped");
-    assert!(ctx.sections[0].source.ends_with("workspace/memory/preferences.md"));
+    assert_eq!(
+        titles,
+        vec!["Preferences", "Recent History"],
+        "empty projects.md is skipped"
+    );
+    assert!(ctx.sections[0]
+        .source
+        .ends_with("workspace/memory/preferences.md"));
     assert!(ctx.sections[0].text.chars().count() <= 4_290 + 20);
     assert!(ctx.sections[0].text.ends_with("…[truncated]"));
-    assert!(ctx.sections[1].source.ends_with("workspace/memory/history/"));
+    assert!(ctx.sections[1]
+        .source
+        .ends_with("workspace/memory/history/"));
     let rendered = ctx.render();
     assert!(rendered.contains("## Recent History\n(source: "));
     assert!(rendered.contains("Shipped the release."));
@@ -367,7 +426,11 @@ async fn bad_input_is_rejected_without_touching_files() {
         Err(MemoryFilesError::QueryTooLong { .. })
     ));
     // FTS5 syntax is never interpreted.
-    assert!(files.search("entry\" OR NEAR(* -x", 5).await.unwrap().is_empty());
+    assert!(files
+        .search("entry\" OR NEAR(* -x", 5)
+        .await
+        .unwrap()
+        .is_empty());
     assert_eq!(files.search("ONLY entry", 5).await.unwrap().len(), 1);
     assert!(matches!(
         files.read_recent_history(182).await,

@@ -78,9 +78,13 @@ fn write_legacy(home: &Path) -> LegacySources {
 }
 
 async fn open(dir: &Path) -> VectorStoreHandle {
-    VectorStoreHandle::open(dir.join("memory.db"), StoreSettings::default(), system_clock())
-        .await
-        .unwrap()
+    VectorStoreHandle::open(
+        dir.join("memory.db"),
+        StoreSettings::default(),
+        system_clock(),
+    )
+    .await
+    .unwrap()
 }
 
 #[actix_rt::test]
@@ -143,7 +147,10 @@ async fn legacy_files_land_in_structured_memory_once() {
         .unwrap();
     assert_eq!(lesson.confidence, 0.9);
     assert_eq!(lesson.value, "run cargo fmt before committing");
-    let kept = store.get_semantic(&lesson_key("use metric units")).await.unwrap();
+    let kept = store
+        .get_semantic(&lesson_key("use metric units"))
+        .await
+        .unwrap();
     assert_eq!(kept.value, "use metric units — NOT: feet and inches");
     assert_eq!(kept.source, USER_EXPLICIT, "the user's lesson survives");
     assert_eq!(store.list_lessons().await.unwrap().len(), 2);
@@ -152,16 +159,28 @@ async fn legacy_files_land_in_structured_memory_once() {
     assert_eq!(total, 6);
     assert!(entries.iter().all(|e| (e.importance - 0.4).abs() < 1e-9));
     let zurich = entries.iter().find(|e| e.text.contains("Zürich")).unwrap();
-    assert!(zurich.created_at.starts_with("2026-03-1"), "{}", zurich.created_at);
-    assert!(entries.iter().any(|e| e.text.starts_with("Project KiroCrew: ")));
+    assert!(
+        zurich.created_at.starts_with("2026-03-1"),
+        "{}",
+        zurich.created_at
+    );
+    assert!(entries
+        .iter()
+        .any(|e| e.text.starts_with("Project KiroCrew: ")));
 
     // Idempotent: nothing changes the second time, not even the audit trail.
     let events_before = store.list_events(10_000).await.unwrap().len();
     let semantic_before = store.list_semantic(None, 1000).await.unwrap();
     let again = run_migration(&store, &sources).await.unwrap();
     assert_eq!(again.total_migrated(), 0, "{again:#?}");
-    assert_eq!(store.list_events(10_000).await.unwrap().len(), events_before);
-    assert_eq!(store.list_semantic(None, 1000).await.unwrap(), semantic_before);
+    assert_eq!(
+        store.list_events(10_000).await.unwrap().len(),
+        events_before
+    );
+    assert_eq!(
+        store.list_semantic(None, 1000).await.unwrap(),
+        semantic_before
+    );
     assert_eq!(store.list_episodic(0, 100).await.unwrap().1, 6);
 
     // The legacy files are only read.
@@ -170,7 +189,9 @@ async fn legacy_files_land_in_structured_memory_once() {
         PREFERENCES
     );
 
-    record_migration_event(&store, &report, "auto").await.unwrap();
+    record_migration_event(&store, &report, "auto")
+        .await
+        .unwrap();
     let event = &store.list_events(1).await.unwrap()[0];
     assert_eq!(event.event_type, "migration");
     assert_eq!(event.source, "auto");

@@ -164,7 +164,9 @@ pub fn run(home: DataHome, cmd: MemoryCommand) -> anyhow::Result<ExitCode> {
         // is present; the CLI never downloads it.
         let wants_model = matches!(
             cmd,
-            MemoryCommand::Search { .. } | MemoryCommand::Set { .. } | MemoryCommand::Migrate { .. }
+            MemoryCommand::Search { .. }
+                | MemoryCommand::Set { .. }
+                | MemoryCommand::Migrate { .. }
         );
         let embedder = if wants_model {
             local_embedder(&home, &settings).await

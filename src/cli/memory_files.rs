@@ -76,7 +76,11 @@ pub async fn migrate(
         writeln!(out, "no legacy memory found; memory.migrated is now true")?;
         return Ok(ExitCode::SUCCESS);
     }
-    writeln!(out, "{:<16} {:>8} {:>8} {:>8}", "", "migrated", "skipped", "rejected")?;
+    writeln!(
+        out,
+        "{:<16} {:>8} {:>8} {:>8}",
+        "", "migrated", "skipped", "rejected"
+    )?;
     for (name, c) in [
         ("preferences", report.preferences),
         ("projects", report.projects),
@@ -84,7 +88,11 @@ pub async fn migrate(
         ("history", report.history),
         ("lessons", report.lessons),
     ] {
-        writeln!(out, "{name:<16} {:>8} {:>8} {:>8}", c.migrated, c.skipped, c.rejected)?;
+        writeln!(
+            out,
+            "{name:<16} {:>8} {:>8} {:>8}",
+            c.migrated, c.skipped, c.rejected
+        )?;
     }
     for message in &report.messages {
         eprintln!("note: {message}");

@@ -78,20 +78,32 @@ async fn search_finds_stemmed_and_irregular_forms_with_file_section_snippet() {
         assert!(hit["section"].as_str().unwrap().starts_with("2026-03-10 "));
         assert!(hit["score"].as_f64().unwrap() > 0.0);
     }
-    let snippets: Vec<&str> = results.iter().map(|h| h["snippet"].as_str().unwrap()).collect();
+    let snippets: Vec<&str> = results
+        .iter()
+        .map(|h| h["snippet"].as_str().unwrap())
+        .collect();
     assert!(snippets.iter().any(|s| s.contains("ran")), "{snippets:?}");
-    assert!(snippets.iter().any(|s| s.contains("[runs]")), "{snippets:?}");
+    assert!(
+        snippets.iter().any(|s| s.contains("[runs]")),
+        "{snippets:?}"
+    );
 
     let prefs = app.get_json("/api/memory/search?q=HELIX&limit=1").await;
     assert_eq!(prefs["results"][0]["file"], "preferences.md");
     assert_eq!(prefs["results"][0]["section"], "Tools");
     assert_eq!(
-        app.get_json("/api/memory/search?q=nothing%20matches%20this").await["results"],
+        app.get_json("/api/memory/search?q=nothing%20matches%20this")
+            .await["results"],
         json!([])
     );
 
     assert_error(app.get("/api/memory/search").await, 400, "invalid_query").await;
-    assert_error(app.get("/api/memory/search?q=%21%3F").await, 422, "empty_query").await;
+    assert_error(
+        app.get("/api/memory/search?q=%21%3F").await,
+        422,
+        "empty_query",
+    )
+    .await;
     let long = "a".repeat(1001);
     assert_error(
         app.get(&format!("/api/memory/search?q={long}")).await,
@@ -99,9 +111,23 @@ async fn search_finds_stemmed_and_irregular_forms_with_file_section_snippet() {
         "query_too_long",
     )
     .await;
-    assert_error(app.get("/api/memory/search?q=x&limit=0").await, 422, "invalid_limit").await;
-    assert_error(app.get("/api/memory/search?q=x&bogus=1").await, 400, "invalid_query").await;
-    let r = app.request(Method::DELETE, "/api/memory/search").send().await.unwrap();
+    assert_error(
+        app.get("/api/memory/search?q=x&limit=0").await,
+        422,
+        "invalid_limit",
+    )
+    .await;
+    assert_error(
+        app.get("/api/memory/search?q=x&bogus=1").await,
+        400,
+        "invalid_query",
+    )
+    .await;
+    let r = app
+        .request(Method::DELETE, "/api/memory/search")
+        .send()
+        .await
+        .unwrap();
     assert_error(r, 405, "method_not_allowed").await;
     app.stop().await;
 }
@@ -122,7 +148,13 @@ async fn settings_apply_at_once_persist_and_reject_bad_values() {
     let r = put_settings(&app, json!({"history_idle_hours": 1.5})).await;
     assert_eq!(r.status(), 200);
     let got = app.get_json("/api/memory/settings").await;
-    assert_eq!((got["history_idle_hours"].clone(), got["history_max_days"].clone()), (json!(1.5), json!(30)));
+    assert_eq!(
+        (
+            got["history_idle_hours"].clone(),
+            got["history_max_days"].clone()
+        ),
+        (json!(1.5), json!(30))
+    );
     let saved = config_json(app.home_path());
     assert_eq!(saved["memory"]["history_max_days"], 30);
     assert_eq!(saved["memory"]["history_idle_hours"], 1.5);
@@ -131,10 +163,18 @@ async fn settings_apply_at_once_persist_and_reject_bad_values() {
     for (body, status, code) in [
         (json!({"history_idle_hours": -1}), 422, "invalid_setting"),
         (json!({"history_idle_hours": 0}), 422, "invalid_setting"),
-        (json!({"history_max_days": 0, "history_idle_hours": 2}), 422, "invalid_setting"),
+        (
+            json!({"history_max_days": 0, "history_idle_hours": 2}),
+            422,
+            "invalid_setting",
+        ),
         (json!({"history_max_days": -5}), 422, "invalid_body"),
         (json!({"history_max_days": "30"}), 422, "invalid_body"),
-        (json!({"history_max_days": 30, "other": 1}), 422, "invalid_body"),
+        (
+            json!({"history_max_days": 30, "other": 1}),
+            422,
+            "invalid_body",
+        ),
         (json!({}), 422, "empty_settings"),
     ] {
         assert_error(put_settings(&app, body.clone()).await, status, code).await;
@@ -146,9 +186,15 @@ async fn settings_apply_at_once_persist_and_reject_bad_values() {
         .await
         .unwrap();
     assert_error(r, 400, "malformed_json").await;
-    assert_eq!(std::fs::read(app.home_path().join("config.json")).unwrap(), before);
+    assert_eq!(
+        std::fs::read(app.home_path().join("config.json")).unwrap(),
+        before
+    );
     let got = app.get_json("/api/memory/settings").await;
-    assert_eq!(got["history_max_days"], 30, "a rejected PUT changes nothing");
+    assert_eq!(
+        got["history_max_days"], 30,
+        "a rejected PUT changes nothing"
+    );
 
     // Persisted: a restart starts with the saved values.
     let home = app.stop().await;
@@ -188,18 +234,35 @@ async fn boot_migrates_once_and_the_endpoint_reruns_idempotently() {
     assert_eq!(stats["episodic"]["active"], 3);
 
     // By hand: 202 at once, then nothing new to migrate.
-    let r = app.request(Method::POST, "/api/memory/migrate").send().await.unwrap();
+    let r = app
+        .request(Method::POST, "/api/memory/migrate")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 202);
     let body: Value = r.json().await.unwrap();
     assert_eq!(body["status"]["source"], "api");
     let status = wait_migrated(&app).await;
     assert_eq!(status["status"]["source"], "api");
     let report = &status["status"]["report"];
-    for kind in ["preferences", "projects", "project_details", "history", "lessons"] {
+    for kind in [
+        "preferences",
+        "projects",
+        "project_details",
+        "history",
+        "lessons",
+    ] {
         assert_eq!(report[kind]["migrated"], 0, "{kind}: {report}");
     }
-    assert_eq!(app.get_json("/api/memory/stats").await["episodic"]["active"], 3);
-    let r = app.request(Method::PUT, "/api/memory/migrate").send().await.unwrap();
+    assert_eq!(
+        app.get_json("/api/memory/stats").await["episodic"]["active"],
+        3
+    );
+    let r = app
+        .request(Method::PUT, "/api/memory/migrate")
+        .send()
+        .await
+        .unwrap();
     assert_error(r, 405, "method_not_allowed").await;
 
     // The next boot does not migrate again (the flag is set).
@@ -242,7 +305,11 @@ fn the_cli_searches_the_files_and_migrates() {
     assert_eq!(hits.as_array().unwrap().len(), 2, "{hits}");
     assert_eq!(hits[0]["file"], "history/2026-03-10.md");
     let out = run_cli(h, &["memory", "search", "--files", "helix"]);
-    assert!(stdout(&out).contains("preferences.md § Tools"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("preferences.md § Tools"),
+        "{}",
+        stdout(&out)
+    );
     let out = run_cli(h, &["memory", "search", "--files", "?!"]);
     assert!(!out.status.success());
     assert!(stderr(&out).contains("no searchable words"));
@@ -256,7 +323,10 @@ fn the_cli_searches_the_files_and_migrates() {
     let out = run_cli(h, &["memory", "migrate"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let table = stdout(&out);
-    assert!(table.contains("preferences") && table.contains("skipped"), "{table}");
+    assert!(
+        table.contains("preferences") && table.contains("skipped"),
+        "{table}"
+    );
     let list = run_cli(h, &["memory", "audit", "--json", "--limit", "1"]);
     let events: Value = serde_json::from_str(&stdout(&list)).unwrap();
     assert_eq!(events[0]["event_type"], "migration");

@@ -110,7 +110,11 @@ mod tests {
             [
                 ("Preferences", "/m/preferences.md".into(), "- editor: vim\n"),
                 ("Projects", "/m/projects.md".into(), "  "),
-                ("Recent History", "/m/history/".into(), "### 2026-03-14\n- x"),
+                (
+                    "Recent History",
+                    "/m/history/".into(),
+                    "### 2026-03-14\n- x",
+                ),
             ],
             ContextCaps {
                 preferences: 0,

@@ -202,7 +202,10 @@ pub fn history_docs(file: &str, date: NaiveDate, text: &str) -> Vec<Doc> {
 /// files are logged and skipped: one bad file must not empty the index.
 pub fn collect_documents(root: &Path) -> Vec<Doc> {
     let mut docs = Vec::new();
-    for (dir, prefix) in [(root.to_path_buf(), ""), (root.join(HISTORY_DIR), "history/")] {
+    for (dir, prefix) in [
+        (root.to_path_buf(), ""),
+        (root.join(HISTORY_DIR), "history/"),
+    ] {
         let mut names = markdown_names(&dir);
         names.sort();
         for name in names {
@@ -394,7 +397,8 @@ impl MemoryDir {
         }
         let dir = self.history_dir();
         let names = markdown_names(&dir);
-        let doomed = history::prune_selection(names.iter().map(String::as_str), self.today(), keep_days);
+        let doomed =
+            history::prune_selection(names.iter().map(String::as_str), self.today(), keep_days);
         let mut report = PruneReport::default();
         for name in &doomed {
             let path = dir.join(name);
@@ -420,7 +424,11 @@ impl MemoryDir {
     }
 
     /// Replaces a layer's file atomically; returns its new sections.
-    pub fn replace_layer(&mut self, layer: Layer, text: &str) -> Result<Vec<Doc>, MemoryFilesError> {
+    pub fn replace_layer(
+        &mut self,
+        layer: Layer,
+        text: &str,
+    ) -> Result<Vec<Doc>, MemoryFilesError> {
         if text.len() > MAX_LAYER_BYTES {
             return Err(MemoryFilesError::InvalidText(format!(
                 "{} may hold at most {MAX_LAYER_BYTES} bytes, got {}",
@@ -455,7 +463,10 @@ mod tests {
 
     #[test]
     fn dated_history_files_index_by_entry() {
-        let docs = docs_of("history/2026-03-14.md", "# 2026-03-14\n\n## 09:15\nran tests\n");
+        let docs = docs_of(
+            "history/2026-03-14.md",
+            "# 2026-03-14\n\n## 09:15\nran tests\n",
+        );
         assert_eq!(docs.len(), 1);
         assert_eq!(docs[0].section, "2026-03-14 09:15");
         let other = docs_of("history/notes.md", "## A\nx\n");

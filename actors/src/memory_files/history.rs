@@ -73,8 +73,7 @@ pub fn parse_file_name(name: &str) -> Option<NaiveDate> {
     let shaped = b.len() == 10
         && b[4] == b'-'
         && b[7] == b'-'
-        && b
-            .iter()
+        && b.iter()
             .enumerate()
             .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit());
     if !shaped {
@@ -330,7 +329,10 @@ mod tests {
     #[test]
     fn appended_entries_round_trip_and_cannot_split() {
         let mut file = day_title(d("2026-03-14"));
-        file.push_str(&format_entry("09:15", "first\n## not a heading\n# nor this"));
+        file.push_str(&format_entry(
+            "09:15",
+            "first\n## not a heading\n# nor this",
+        ));
         file.push_str(&format_entry("10:00", "second"));
         let entries = parse_entries(&file);
         assert_eq!(entries.len(), 2);
@@ -367,7 +369,10 @@ mod tests {
         assert_eq!(cap_text("short", 10), "short");
         assert_eq!(cap_text("", 0), "");
         assert_eq!(cap_text("abc", 0), TRUNCATED_MARKER);
-        assert_eq!(cap_text("héllo wörld", 5), format!("héllo\n{TRUNCATED_MARKER}"));
+        assert_eq!(
+            cap_text("héllo wörld", 5),
+            format!("héllo\n{TRUNCATED_MARKER}")
+        );
         assert_eq!(
             cap_text("line one\nline two", 10),
             format!("line one\n{TRUNCATED_MARKER}")

@@ -244,7 +244,11 @@ impl FtsIndex {
     }
 
     /// Replaces the rows of `files` with `docs` (an incremental update).
-    pub async fn replace_files(&mut self, files: &[String], docs: &[Doc]) -> Result<(), sqlx::Error> {
+    pub async fn replace_files(
+        &mut self,
+        files: &[String],
+        docs: &[Doc],
+    ) -> Result<(), sqlx::Error> {
         let pool = self.pool().await?;
         let mut tx = pool.begin().await?;
         for file in files {

@@ -226,7 +226,10 @@ mod tests {
             Some("\"a\" \"or\" \"near\" \"x\" \"b\"".into())
         );
         assert_eq!(match_expression("  !!! "), None);
-        assert_eq!(match_expression("café ☕ naïve"), Some("\"café\" \"naïve\"".into()));
+        assert_eq!(
+            match_expression("café ☕ naïve"),
+            Some("\"café\" \"naïve\"".into())
+        );
         let long = "w ".repeat(100) + &(0..100).map(|i| format!("x{i} ")).collect::<String>();
         let expr = match_expression(&long).unwrap();
         assert_eq!(expr.matches('"').count(), MAX_QUERY_WORDS * 2);

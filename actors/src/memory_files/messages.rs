@@ -257,7 +257,11 @@ impl Handler<GetMemoryContext> for MemoryFiles {
             [
                 ("Preferences", cite(Layer::Preferences.file_name()), &prefs),
                 ("Projects", cite(Layer::Projects.file_name()), &projects),
-                ("Recent History", format!("{}/", cite(HISTORY_DIR)), &history),
+                (
+                    "Recent History",
+                    format!("{}/", cite(HISTORY_DIR)),
+                    &history,
+                ),
             ],
             msg.caps,
         ))

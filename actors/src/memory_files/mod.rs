@@ -91,7 +91,9 @@ impl MemoryFiles {
         op: impl FnOnce(FtsIndex) -> IndexOp<T>,
     ) -> AtomicResponse<Self, Result<T, MemoryFilesError>> {
         if self.closed {
-            return Self::fail(MemoryFilesError::Unavailable("memory files are closed".into()));
+            return Self::fail(MemoryFilesError::Unavailable(
+                "memory files are closed".into(),
+            ));
         }
         let Some(index) = self.index.take() else {
             return Self::fail(MemoryFilesError::Unavailable("the index is busy".into()));

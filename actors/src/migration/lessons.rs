@@ -23,7 +23,11 @@ pub(super) async fn migrate_lesson(
     lesson: &FileLesson,
 ) -> Result<(String, Outcome), VectorStoreError> {
     let key = lesson_key(&lesson.rule);
-    let text = format!("{} {}", lesson.rule, lesson.negative.as_deref().unwrap_or(""));
+    let text = format!(
+        "{} {}",
+        lesson.rule,
+        lesson.negative.as_deref().unwrap_or("")
+    );
     if let Some(pattern) = find_injection(&text) {
         let reason = format!("rejected by injection screening (pattern: {pattern})");
         return Ok((key, Outcome::Rejected(reason)));
@@ -38,9 +42,9 @@ pub(super) async fn migrate_lesson(
     write.category = lesson.category;
     match store.write_lesson(write).await {
         Ok(outcome) => Ok((outcome.key().to_owned(), Outcome::Migrated)),
-        Err(VectorStoreError::DuplicateLesson { .. } | VectorStoreError::ConflictSkipped { .. }) => {
-            Ok((key, Outcome::Skipped))
-        }
+        Err(
+            VectorStoreError::DuplicateLesson { .. } | VectorStoreError::ConflictSkipped { .. },
+        ) => Ok((key, Outcome::Skipped)),
         Err(e) if e.is_rejection() => Ok((key, Outcome::Rejected(e.to_string()))),
         Err(e) => Err(e),
     }

@@ -37,9 +37,7 @@ use crate::memory_files::files::{HISTORY_DIR, PREFERENCES_FILE, PROJECTS_FILE};
 use crate::memory_files::history::parse_file_name;
 use crate::screening::{find_injection, find_injection_in_json};
 use crate::vector_store::episodic::EpisodicWrite;
-use crate::vector_store::{
-    RecordEvent, SemanticWrite, VectorStoreError, VectorStoreHandle,
-};
+use crate::vector_store::{RecordEvent, SemanticWrite, VectorStoreError, VectorStoreHandle};
 
 use lessons::migrate_lesson;
 
@@ -142,7 +140,12 @@ enum Outcome {
     Rejected(String),
 }
 
-fn tally(report: &mut MigrationReport, pick: fn(&mut MigrationReport) -> &mut Counts, what: &str, outcome: Outcome) {
+fn tally(
+    report: &mut MigrationReport,
+    pick: fn(&mut MigrationReport) -> &mut Counts,
+    what: &str,
+    outcome: Outcome,
+) {
     match outcome {
         Outcome::Migrated => pick(report).migrated += 1,
         Outcome::Skipped => pick(report).skipped += 1,
@@ -227,7 +230,12 @@ pub async fn run_migration(
     let prefs = parse::parse_preferences(&read(&path).map_err(|e| io(&path, e))?);
     report.preferences.skipped += prefs.duplicates as u64;
     for reason in prefs.skipped {
-        tally(&mut report, |r| &mut r.preferences, PREFERENCES_FILE, Outcome::Rejected(reason));
+        tally(
+            &mut report,
+            |r| &mut r.preferences,
+            PREFERENCES_FILE,
+            Outcome::Rejected(reason),
+        );
     }
     for (key, value) in prefs.entries {
         let outcome = write_key(store, &key, Value::String(value), SEMANTIC_CONFIDENCE).await?;
@@ -236,13 +244,22 @@ pub async fn run_migration(
 
     let path = dir.join(PROJECTS_FILE);
     for project in parse::parse_projects(&read(&path).map_err(|e| io(&path, e))?) {
-        let outcome =
-            write_key(store, &project.key, Value::String(project.summary), SEMANTIC_CONFIDENCE)
-                .await?;
+        let outcome = write_key(
+            store,
+            &project.key,
+            Value::String(project.summary),
+            SEMANTIC_CONFIDENCE,
+        )
+        .await?;
         tally(&mut report, |r| &mut r.projects, &project.key, outcome);
         if let Some(details) = project.details {
             let outcome = write_fragment(store, details, &["project", "migration"], None).await?;
-            tally(&mut report, |r| &mut r.project_details, &project.key, outcome);
+            tally(
+                &mut report,
+                |r| &mut r.project_details,
+                &project.key,
+                outcome,
+            );
         }
     }
 
@@ -281,7 +298,12 @@ pub async fn run_migration(
     let path = &sources.lessons_file;
     let (lessons, bad_lines) = parse::parse_lessons(&read(path).map_err(|e| io(path, e))?);
     for reason in bad_lines {
-        tally(&mut report, |r| &mut r.lessons, "lessons.jsonl", Outcome::Rejected(reason));
+        tally(
+            &mut report,
+            |r| &mut r.lessons,
+            "lessons.jsonl",
+            Outcome::Rejected(reason),
+        );
     }
     for lesson in lessons {
         let (key, outcome) = migrate_lesson(store, &lesson).await?;

@@ -129,9 +129,7 @@ fn bullet_text(line: &str) -> Option<&str> {
 /// Splits `key: value` (ASCII or full-width colon), removing Markdown
 /// emphasis around the key. `None` for prose and URLs.
 fn split_key_value(text: &str) -> Option<(String, String)> {
-    let (pos, colon) = text
-        .char_indices()
-        .find(|(_, c)| matches!(c, ':' | '：'))?;
+    let (pos, colon) = text.char_indices().find(|(_, c)| matches!(c, ':' | '：'))?;
     let key = text[..pos].replace(['*', '`', '_'], " ");
     let key = key.trim();
     let mut value = text[pos + colon.len_utf8()..].trim();
@@ -157,11 +155,15 @@ pub fn parse_preferences(text: &str) -> Preferences {
             continue;
         }
         let Some((raw_key, value)) = split_key_value(bullet) else {
-            parsed.skipped.push(format!("not a `key: value` bullet: {bullet}"));
+            parsed
+                .skipped
+                .push(format!("not a `key: value` bullet: {bullet}"));
             continue;
         };
         let Some(key) = preference_key(&raw_key) else {
-            parsed.skipped.push(format!("no usable characters in key {raw_key:?}"));
+            parsed
+                .skipped
+                .push(format!("no usable characters in key {raw_key:?}"));
             continue;
         };
         if let Some(slot) = parsed.entries.iter_mut().find(|(k, _)| *k == key) {
@@ -201,9 +203,8 @@ fn project(name: &str, body: &str) -> Option<Project> {
         .map(|l| bullet_text(l).unwrap_or(l).trim())
         .find(|l| !l.is_empty());
     let summary = truncate_chars(first.unwrap_or(name), MAX_SUMMARY_CHARS).0;
-    let details = (!details.is_empty()).then(|| {
-        truncate_chars(&format!("Project {name}: {details}"), MAX_TEXT_CHARS).0
-    });
+    let details = (!details.is_empty())
+        .then(|| truncate_chars(&format!("Project {name}: {details}"), MAX_TEXT_CHARS).0);
     Some(Project {
         name: name.to_owned(),
         key: clip_key(format!("project.{slug}")),
@@ -299,12 +300,21 @@ mod tests {
     #[test]
     fn keys_fold_to_the_store_alphabet() {
         assert_eq!(preference_key("editor").as_deref(), Some("pref.editor"));
-        assert_eq!(preference_key(" Code Style ").as_deref(), Some("pref.code_style"));
-        assert_eq!(preference_key("Ünïcode Kéy").as_deref(), Some("pref.unicode_key"));
+        assert_eq!(
+            preference_key(" Code Style ").as_deref(),
+            Some("pref.code_style")
+        );
+        assert_eq!(
+            preference_key("Ünïcode Kéy").as_deref(),
+            Some("pref.unicode_key")
+        );
         assert_eq!(preference_key("pref").as_deref(), Some("pref.default"));
         assert_eq!(preference_key("User").as_deref(), Some("user.default"));
         assert_eq!(preference_key("user.name").as_deref(), Some("user.name"));
-        assert_eq!(preference_key("preferred.x").as_deref(), Some("pref.preferred.x"));
+        assert_eq!(
+            preference_key("preferred.x").as_deref(),
+            Some("pref.preferred.x")
+        );
         assert_eq!(preference_key("lesson.x").as_deref(), Some("pref.lesson.x"));
         assert_eq!(preference_key("..a..b.."), Some("pref.a.b".into()));
         assert_eq!(preference_key("2fa"), Some("pref.2fa".into()));
@@ -341,7 +351,12 @@ mod tests {
         let keys: Vec<_> = projects.iter().map(|p| p.key.as_str()).collect();
         assert_eq!(
             keys,
-            vec!["project.kirocrew", "project.uni_project", "project.side_quest", "project.bare_name"]
+            vec![
+                "project.kirocrew",
+                "project.uni_project",
+                "project.side_quest",
+                "project.bare_name"
+            ]
         );
         assert_eq!(projects[0].summary, "Rust actor service");
         assert_eq!(
