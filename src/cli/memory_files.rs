@@ -1,10 +1,10 @@
 //! `kirocrew memory search --files` and `kirocrew memory migrate`.
 //!
 //! `search --files` opens memory_index.db through the same `MemoryFiles`
-//! actor the daemon uses, without the start-up rebuild: a running daemon
-//! keeps the index current, and a one-shot command must not rewrite it
-//! under the daemon. An index that is missing, empty or damaged is built
-//! from the files first.
+//! actor the daemon uses. While a daemon runs (daemon.json exists) it keeps
+//! the index current and the command only reads it (an index that is
+//! missing, empty or damaged is still built first); without a daemon the
+//! index is rebuilt from the files before searching, so hand edits count.
 //!
 //! `migrate` runs the Markdown migration in the foreground (same rules as
 //! the daemon's boot migration), sets `memory.migrated` and records the
@@ -31,7 +31,9 @@ pub fn search(home: &DataHome, query: &str, limit: u32, json: bool) -> anyhow::R
         memory_dir: home.memory_dir(),
         index_path: home.memory_index_db(),
         clock: system_clock(),
-        rebuild_on_start: false,
+        // With no daemon running, files may have changed since the index
+        // was last built: rebuild it. With one, leave its index alone.
+        rebuild_on_start: !home.daemon_file().exists(),
     };
     actix_rt::System::new().block_on(async move {
         let files = MemoryFilesHandle::start(files);

@@ -332,8 +332,14 @@ impl MemoryDir {
             if tier == Tier::Outside {
                 continue;
             }
-            let Some(text) = read_text(&dir.join(&name))? else {
-                continue;
+            // One unreadable day must not cost the whole history block.
+            let text = match read_text(&dir.join(&name)) {
+                Ok(Some(text)) => text,
+                Ok(None) => continue,
+                Err(e) => {
+                    tracing::warn!(error = %e, "history file skipped");
+                    continue;
+                }
             };
             let entries = history::parse_entries(&text);
             if let Some(block) = history::render_day(date, &entries, tier) {
