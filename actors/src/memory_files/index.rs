@@ -23,7 +23,7 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 
-use super::files::Doc;
+use super::docs::Doc;
 use super::lemma::lemma_column;
 
 /// Bumped when the schema changes; an index with another version is rebuilt.

@@ -11,8 +11,9 @@ use actix::prelude::*;
 use serde::Serialize;
 
 use super::context::{build_context, ContextCaps, MemoryContext};
+use super::docs::collect_documents;
 use super::error::MemoryFilesError;
-use super::files::{collect_documents, AppendedEntry, Layer, PruneReport, HISTORY_DIR};
+use super::files::{AppendedEntry, Layer, PruneReport, HISTORY_DIR};
 use super::history::FULL_DAYS;
 use super::index::{is_damage, FileHit};
 use super::lemma::match_expression;

@@ -13,7 +13,7 @@
 //! Layout of the module: pure logic in [`history`] (file names, entries,
 //! tiers, pruning selection), [`lemma`] (irregular forms, query building)
 //! and [`context`] (cited, capped sections); file I/O and the five-second
-//! history cache in [`files`]; the SQLite index in [`index`]; the actor's
+//! history cache in [`files`]; section splitting in [`docs`]; the SQLite index in [`index`]; the actor's
 //! messages in [`messages`].
 //!
 //! The actor runs on its own arbiter thread: reading up to 181 daily files
@@ -23,6 +23,7 @@
 //! running operation and back, so no lock guards it.
 
 pub mod context;
+pub mod docs;
 mod error;
 pub mod files;
 mod handle;
@@ -38,8 +39,9 @@ use std::future::Future;
 use std::pin::Pin;
 
 pub use context::{ContextCaps, ContextSection, MemoryContext};
+pub use docs::Doc;
 pub use error::MemoryFilesError;
-pub use files::{AppendedEntry, Doc, Layer, MemoryDir, PruneReport};
+pub use files::{AppendedEntry, Layer, MemoryDir, PruneReport};
 pub use handle::MemoryFilesHandle;
 pub use index::{FileHit, FtsIndex};
 pub use messages::*;
@@ -121,7 +123,7 @@ impl MemoryFiles {
             async move {
                 let res = match index.open().await {
                     Ok(fresh) if fresh || always => {
-                        let docs = files::collect_documents(&root);
+                        let docs = docs::collect_documents(&root);
                         index.rebuild(&docs).await.map(Some)
                     }
                     Ok(_) => Ok(None),
