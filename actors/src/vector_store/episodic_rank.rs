@@ -24,7 +24,7 @@
 //!   for age instead of multiplying by exp(−0.03 × days), which made a
 //!   five-month-old exact match lose to anything from last week.
 
-use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
 
 /// Cosine a fragment needs for context injection.
 pub const RELEVANCE_THRESHOLD: f32 = 0.55;
@@ -118,21 +118,49 @@ pub fn with_episode_context(own: f64, neighbours: &[f64]) -> f64 {
     own + EPISODE_CONTEXT_WEIGHT * neighbours.iter().copied().fold(0.0, f64::max)
 }
 
-/// Lowercase alphanumeric words, for MMR's Jaccard similarity.
-pub fn word_set(text: &str) -> HashSet<String> {
-    text.split(|c: char| !c.is_alphanumeric())
+/// A word set for MMR's Jaccard similarity: the lowercase alphanumeric
+/// words of `text`, each hashed once, sorted and deduplicated. Comparing two
+/// sorted id lists is a linear merge with no hashing or allocation, which is
+/// what MMR does thousands of times per search.
+pub fn word_set(text: &str) -> WordSet {
+    let mut ids: Vec<u64> = text
+        .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
+        .map(|w| {
+            let mut h = std::hash::DefaultHasher::new();
+            w.to_lowercase().hash(&mut h);
+            h.finish()
+        })
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    WordSet(ids)
 }
 
+/// Sorted, distinct word hashes (see [`word_set`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WordSet(Vec<u64>);
+
 /// |a ∩ b| / |a ∪ b|; 0 for two empty sets.
-pub fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
-    let union = a.union(b).count();
+pub fn jaccard(a: &WordSet, b: &WordSet) -> f64 {
+    let (a, b) = (&a.0, &b.0);
+    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let union = a.len() + b.len() - common;
     if union == 0 {
         0.0
     } else {
-        a.intersection(b).count() as f64 / union as f64
+        common as f64 / union as f64
     }
 }
 
@@ -149,12 +177,12 @@ pub fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
 /// pool then costs a few dozen word sets instead of a million Jaccards.
 pub fn mmr(
     relevance: &[f64],
-    words: impl Fn(usize) -> HashSet<String>,
+    words: impl Fn(usize) -> WordSet,
     limit: usize,
 ) -> Vec<usize> {
     let pool = relevance.len().min(MMR_MAX_POOL);
     let sorted = relevance[..pool].windows(2).all(|w| w[0] >= w[1]);
-    let mut sets: Vec<Option<HashSet<String>>> = vec![None; pool];
+    let mut sets: Vec<Option<WordSet>> = vec![None; pool];
     let mut redundancy = vec![0.0f64; pool];
     let mut folded = vec![0usize; pool];
     let mut taken = vec![false; pool];
@@ -265,7 +293,7 @@ mod tests {
     }
 
     /// The textbook quadratic MMR the fast one must agree with.
-    fn naive_mmr(c: &[(f64, HashSet<String>)], limit: usize) -> Vec<usize> {
+    fn naive_mmr(c: &[(f64, WordSet)], limit: usize) -> Vec<usize> {
         let mut chosen: Vec<usize> = Vec::new();
         let mut left: Vec<usize> = (0..c.len().min(MMR_MAX_POOL)).collect();
         while chosen.len() < limit && !left.is_empty() {
@@ -286,6 +314,15 @@ mod tests {
     }
 
     #[test]
+    fn jaccard_over_word_sets() {
+        let a = word_set("The cat sat on the mat");
+        let b = word_set("the CAT sat");
+        assert!((jaccard(&a, &b) - 3.0 / 5.0).abs() < 1e-12);
+        assert_eq!(jaccard(&word_set(""), &word_set("  ")), 0.0);
+        assert_eq!(jaccard(&a, &a), 1.0);
+    }
+
+    #[test]
     fn fast_mmr_agrees_with_the_textbook_version() {
         // Deterministic pseudo-random pools over a small vocabulary (many
         // overlaps), sorted and unsorted.
@@ -298,12 +335,12 @@ mod tests {
         };
         for round in 0..40 {
             let n = 1 + (next() % 60) as usize;
-            let mut c: Vec<(f64, HashSet<String>)> = (0..n)
+            let mut c: Vec<(f64, WordSet)> = (0..n)
                 .map(|_| {
                     let len = 1 + next() % 6;
-                    let words: HashSet<String> =
+                    let words: Vec<String> =
                         (0..len).map(|_| format!("w{}", next() % 12)).collect();
-                    ((next() % 1000) as f64 / 1000.0, words)
+                    ((next() % 1000) as f64 / 1000.0, word_set(&words.join(" ")))
                 })
                 .collect();
             if round % 2 == 0 {
