@@ -175,11 +175,7 @@ pub fn jaccard(a: &WordSet, b: &WordSet) -> f64 {
 /// is sorted best first a step stops scanning once λ × relevance cannot beat
 /// the best value found (redundancy is never negative). A 1,000-candidate
 /// pool then costs a few dozen word sets instead of a million Jaccards.
-pub fn mmr(
-    relevance: &[f64],
-    words: impl Fn(usize) -> WordSet,
-    limit: usize,
-) -> Vec<usize> {
+pub fn mmr(relevance: &[f64], words: impl Fn(usize) -> WordSet, limit: usize) -> Vec<usize> {
     let pool = relevance.len().min(MMR_MAX_POOL);
     let sorted = relevance[..pool].windows(2).all(|w| w[0] >= w[1]);
     let mut sets: Vec<Option<WordSet>> = vec![None; pool];
@@ -274,7 +270,7 @@ mod tests {
 
     #[test]
     fn mmr_drops_a_near_duplicate_of_a_chosen_result() {
-        let c = vec![
+        let c = [
             (
                 0.90,
                 word_set("Caroline went to the LGBTQ support group yesterday"),
