@@ -77,15 +77,7 @@ fn bench(c: &mut Criterion) {
             Arc::new(LlamaCppBackend::new(LlamaConfig::new(path.clone()))) as SharedBackend
         }));
         assert!(embedder.wait_ready(Duration::from_secs(120)).await.unwrap());
-        let status = embedder.status().await.unwrap();
-        store
-            .reconcile_space(
-                &status.backend.model_id.unwrap(),
-                status.backend.dim.unwrap(),
-            )
-            .await
-            .unwrap();
-        store.with_embedder(embedder)
+        store.with_ready_embedder(embedder).await.unwrap()
     });
     let counter = Cell::new(0u64);
     let mut group = c.benchmark_group("episodic_write");

@@ -33,15 +33,7 @@ async fn with_model(store: VectorStoreHandle) -> Option<VectorStoreHandle> {
         Arc::new(LlamaCppBackend::new(LlamaConfig::new(path.clone()))) as SharedBackend
     }));
     assert!(embedder.wait_ready(Duration::from_secs(60)).await.unwrap());
-    let status = embedder.status().await.unwrap();
-    store
-        .reconcile_space(
-            &status.backend.model_id.unwrap(),
-            status.backend.dim.unwrap(),
-        )
-        .await
-        .unwrap();
-    Some(store.with_embedder(embedder))
+    Some(store.with_ready_embedder(embedder).await.unwrap())
 }
 
 fn write(text: &str, importance: f64) -> EpisodicWrite {

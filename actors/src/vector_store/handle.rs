@@ -84,6 +84,23 @@ impl VectorStoreHandle {
         self
     }
 
+    /// Records a loaded embedder's space (model id and dimension), then
+    /// attaches it, so its vectors are never compared with another model's.
+    /// For one-shot tools and tests whose embedder is already ready.
+    pub async fn with_ready_embedder(
+        self,
+        embedder: EmbedderHandle,
+    ) -> Result<Self, VectorStoreError> {
+        let status = embedder
+            .status()
+            .await
+            .map_err(|e| VectorStoreError::Unavailable(e.to_string()))?;
+        if let (Some(model_id), Some(dim)) = (status.backend.model_id, status.backend.dim) {
+            self.reconcile_space(&model_id, dim).await?;
+        }
+        Ok(self.with_embedder(embedder))
+    }
+
     /// The attached embedder, if any.
     pub fn embedder(&self) -> Option<&EmbedderHandle> {
         self.embedder.as_ref()
