@@ -360,6 +360,14 @@ impl VectorStoreHandle {
 
     /// Checkpoints and closes the database; later requests fail as unavailable.
     pub async fn close(&self) -> Result<(), VectorStoreError> {
+        // Save the episodic index first, so the next start loads it instead
+        // of rebuilding; a failure costs only that rebuild.
+        if let Err(e) = self
+            .ask(crate::vector_store::episodic::SaveEpisodicIndex)
+            .await
+        {
+            tracing::warn!(error = %e, "episodic index not saved at close");
+        }
         self.ask(CloseStore).await
     }
 }

@@ -31,6 +31,12 @@ impl VectorStoreHandle {
         self.ask(WriteEpisodic { write, vector }).await
     }
 
+    /// The episodic HNSW index: absent, building or ready (with its size and
+    /// whether it was loaded from disk).
+    pub async fn episodic_index_state(&self) -> Result<super::index::IndexState, VectorStoreError> {
+        self.ask(super::GetEpisodicIndexState).await
+    }
+
     /// Searches fragments (the full ranked set with score parts).
     pub async fn search_episodic(
         &self,

@@ -14,6 +14,11 @@ use crate::vector_store::messages::EmbeddedQuery;
 use crate::vector_store::space::CommitVector;
 use crate::vector_store::{VectorStore, VectorStoreError};
 
+/// Graph candidates fetched per requested result (the MMR pool then has
+/// room to diversify), and the least fetched.
+const ANN_CANDIDATES_PER_RESULT: usize = 20;
+const ANN_MIN_CANDIDATES: usize = 100;
+
 /// Stores a fragment (vector embedded beforehand, if any).
 #[derive(Debug, Message)]
 #[rtype(result = "Result<i64, VectorStoreError>")]
@@ -210,9 +215,10 @@ impl Handler<SearchEpisodic> for VectorStore {
             };
             Ok((changed, keyword))
         });
-        Box::pin(fetch.map(move |res, act, _| {
+        Box::pin(fetch.map(move |res, act, ctx| {
             let (changed, keyword) = res?;
             act.episodic.apply(changed);
+            act.maybe_start_index_build(ctx);
             let now = msg.query.as_of.unwrap_or_else(|| act.clock.now());
             let signature = msg
                 .embedded
@@ -223,8 +229,19 @@ impl Handler<SearchEpisodic> for VectorStore {
                 .as_ref()
                 .zip(signature.as_deref())
                 .map(|(e, sig)| (e.vector.as_slice(), sig));
+            // The graph's top candidates when it serves this space (large
+            // stores), else every row's exact cosine.
+            let candidates = (msg.query.limit * ANN_CANDIDATES_PER_RESULT).clamp(
+                ANN_MIN_CANDIDATES,
+                crate::vector_store::episodic_rank::MMR_MAX_POOL,
+            );
             let cosines = vector
-                .map(|(v, sig)| exact_cosines(&act.episodic, v, sig))
+                .map(|(v, sig)| {
+                    act.episodic
+                        .index
+                        .search(v, sig, candidates)
+                        .unwrap_or_else(|| exact_cosines(&act.episodic, v, sig))
+                })
                 .unwrap_or_default();
             let hits = rank(
                 &act.episodic,

@@ -7,6 +7,7 @@ use std::ops::Bound::{Excluded, Unbounded};
 
 use chrono::{DateTime, Utc};
 
+use super::index::EpisodicIndex;
 use super::EpisodicEntry;
 use crate::embedder::vector::cosine;
 
@@ -44,6 +45,8 @@ pub struct EpisodicMirror {
     seq: i64,
     /// By id, which is write order: episode neighbours are adjacent keys.
     rows: BTreeMap<i64, MirrorEpisode>,
+    /// The HNSW index over the rows' vectors, fed by [`Self::apply`].
+    pub index: EpisodicIndex,
 }
 
 impl EpisodicMirror {
@@ -68,6 +71,12 @@ impl EpisodicMirror {
             {
                 continue;
             }
+            let vector = row
+                .vector
+                .as_ref()
+                .filter(|_| !row.is_deleted)
+                .map(|(s, v)| (s.as_str(), v.as_slice()));
+            self.index.on_row(row.entry.id, vector);
             if row.is_deleted {
                 self.rows.remove(&row.entry.id);
             } else {
@@ -99,6 +108,17 @@ impl EpisodicMirror {
                 .next()
                 .map(|(_, r)| r),
         ]
+    }
+
+    /// Active rows with a vector of `signature`, as (id, vector).
+    pub fn vectors_in<'a>(
+        &'a self,
+        signature: &'a str,
+    ) -> impl Iterator<Item = (i64, &'a [f32])> + 'a {
+        self.rows.values().filter_map(move |row| match &row.vector {
+            Some((s, v)) if s == signature => Some((row.entry.id, v.as_slice())),
+            _ => None,
+        })
     }
 
     /// Number of active rows.

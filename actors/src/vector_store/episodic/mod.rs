@@ -12,6 +12,8 @@
 
 mod db;
 mod handle;
+pub mod index;
+mod index_messages;
 mod messages;
 mod mirror;
 mod search;
@@ -19,6 +21,7 @@ mod search;
 use serde::{Deserialize, Serialize};
 
 pub(crate) use db::retire_quoting;
+pub use index_messages::{GetEpisodicIndexState, SaveEpisodicIndex};
 pub use messages::*;
 pub use mirror::EpisodicMirror;
 
