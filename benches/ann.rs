@@ -20,6 +20,8 @@ use kirocrew_actors::vector_store::ann::{build, exact_search, AnnIndex};
 
 const DIM: usize = 384;
 const K: usize = 10;
+/// The store's graph candidate count (episodic search, up to 5 results).
+const STORE_K: usize = 100;
 const TOPICS: usize = 100;
 /// Noise norm around a topic center (cosine to the center ≈ 0.7).
 const SPREAD: f32 = 1.0;
@@ -251,6 +253,35 @@ fn summary(data: &Data, indexes: &[(usize, AnnIndex)], buf: &[f32], build_10k: D
         if crossover.is_none() && hnsw < exact {
             crossover = Some(*n);
         }
+    }
+
+    // The store asks the graph for 20 candidates per result, at least
+    // STORE_K (the MMR pool), so its crossover is measured at that k too.
+    println!();
+    println!("k = {STORE_K} (the store's candidate count for 5 results):");
+    let mut store_crossover = None;
+    for (n, index) in indexes {
+        let rows = &data.rows[..*n];
+        let hnsw = p50(&data.queries, 3, |q| {
+            black_box(index.search(q, STORE_K));
+        });
+        let exact = p50(&data.queries, 3, |q| {
+            black_box(exact_search(q, rows, STORE_K));
+        });
+        println!(
+            "{:>7} {:>9.1}µs {:>9.1}µs {:>11.1}x",
+            n,
+            hnsw * 1e6,
+            exact * 1e6,
+            exact / hnsw
+        );
+        if store_crossover.is_none() && hnsw < exact {
+            store_crossover = Some(*n);
+        }
+    }
+    match store_crossover {
+        Some(n) => println!("crossover at k = {STORE_K}: HNSW is faster from {n} rows"),
+        None => println!("crossover at k = {STORE_K}: the exact scan was faster at every size"),
     }
 
     // Cold scans at 10k: every query starts with the vectors evicted.
