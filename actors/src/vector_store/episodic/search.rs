@@ -58,6 +58,20 @@ pub fn exact_cosines(mirror: &EpisodicMirror, query: &[f32], signature: &str) ->
         .collect()
 }
 
+/// The graph's candidates with their exact cosine from the mirror's f32
+/// vectors (the graph stores f16); ids the mirror no longer has are dropped.
+pub fn rescore(
+    mirror: &EpisodicMirror,
+    query: &[f32],
+    signature: &str,
+    candidates: &[(i64, f32)],
+) -> Vec<(i64, f32)> {
+    candidates
+        .iter()
+        .filter_map(|&(id, _)| Some((id, row_cosine(mirror.get(id)?, query, signature)?)))
+        .collect()
+}
+
 fn best_first(mut ranked: Vec<Candidate>) -> Vec<Candidate> {
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
     ranked
