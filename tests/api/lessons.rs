@@ -233,3 +233,44 @@ fn learn_cli_adds_lists_and_removes_and_falls_back_to_the_jsonl_file() {
     let out = run(&["learn", "list"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("keep answers short"));
 }
+
+#[actix_web::test]
+async fn export_and_import_keep_lesson_categories() {
+    let source = spawn_app().await;
+    let r = source
+        .request(Method::POST, "/api/lessons")
+        .json(&json!({"rule": "use rg for searching", "category": "tool"}))
+        .send()
+        .await
+        .unwrap();
+    let key = r.json::<Value>().await.unwrap()["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let export = source.get_json("/api/memory/export").await;
+    assert_eq!(export["lesson_categories"][&key], "tool", "{export}");
+    source.stop().await;
+
+    let target = spawn_app().await;
+    let mut doc = export.clone();
+    doc["semantic"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"key": "lesson.other", "value": "keep it short"}));
+    doc["lesson_categories"]["lesson.other"] = json!("habit");
+    let report: Value = target
+        .request(Method::POST, "/api/memory/import")
+        .json(&doc)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(report["imported"], 1, "{report}");
+    assert_eq!(report["rejected"], 1, "unknown category: {report}");
+    let lessons = target.get_json("/api/lessons").await;
+    assert_eq!(lessons["lessons"][0]["key"], key.as_str());
+    assert_eq!(lessons["lessons"][0]["category"], "tool");
+    target.stop().await;
+}

@@ -7,6 +7,7 @@ use actix::prelude::*;
 use serde_json::Value;
 
 use super::error::VectorStoreError;
+use super::lessons::{LessonCategory, SetLessonCategory};
 use super::messages::*;
 use super::semantic::IfAbsentOutcome;
 use super::space::{semantic_document, CommitVector, ReembedStatus, SpaceInfo};
@@ -262,6 +263,17 @@ impl VectorStoreHandle {
                     continue;
                 }
             };
+            let category = match document.lesson_categories.get(&entry.key) {
+                None => None,
+                Some(name) => match LessonCategory::parse(name) {
+                    Some(c) => Some(c),
+                    None => {
+                        report.reject(label, format!("unknown lesson category {name:?}"));
+                        continue;
+                    }
+                },
+            };
+            let key = entry.key.clone();
             let write = SemanticWrite {
                 key: entry.key,
                 value: entry.value,
@@ -269,7 +281,12 @@ impl VectorStoreHandle {
                 source: entry.source,
             };
             match self.set_semantic_if_absent(write).await {
-                Ok(IfAbsentOutcome::Inserted(_)) => report.imported += 1,
+                Ok(IfAbsentOutcome::Inserted(_)) => {
+                    report.imported += 1;
+                    if let Some(category) = category {
+                        self.ask(SetLessonCategory { key, category }).await?;
+                    }
+                }
                 Ok(IfAbsentOutcome::Exists) => report.skip(label, "key already exists"),
                 Err(e) if e.is_rejection() => report.reject(label, e.to_string()),
                 Err(e) => return Err(e),

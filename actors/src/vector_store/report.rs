@@ -77,10 +77,21 @@ fn file_size(path: &Path) -> u64 {
 pub async fn export(pool: &SqlitePool, now: String) -> Result<MemoryExport, VectorStoreError> {
     let mut semantic = db::list_semantic(pool, None, None).await?;
     semantic.sort_by(|a, b| a.key.cmp(&b.key));
+    // Lesson categories live beside the rows (lesson_meta); carry them so a
+    // restore keeps them.
+    let lesson_categories: std::collections::BTreeMap<String, String> = sqlx::query_as(
+        "SELECT m.key, m.category FROM lesson_meta m
+         JOIN semantic_memory s ON s.key = m.key WHERE s.is_deleted = 0",
+    )
+    .fetch_all(pool)
+    .await?
+    .into_iter()
+    .collect();
     Ok(MemoryExport {
         format: EXPORT_FORMAT.to_owned(),
         version: EXPORT_VERSION,
         exported_at: now,
         semantic,
+        lesson_categories,
     })
 }

@@ -6,6 +6,8 @@
 //! `set_semantic_if_absent`: it never overwrites an existing key, so
 //! re-importing an export is a no-op and a restore cannot clobber newer data.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -29,6 +31,10 @@ pub struct MemoryExport {
     pub exported_at: String,
     /// Active semantic rows, by key.
     pub semantic: Vec<SemanticEntry>,
+    /// Category of each lesson row (`lesson.*` key → tool / preference /
+    /// knowledge); absent in documents without lessons.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub lesson_categories: BTreeMap<String, String>,
 }
 
 /// One entry of an import document: only the fields a restore uses are
@@ -76,6 +82,9 @@ pub struct ImportDocument {
     /// entry is reported as rejected instead of failing the document.
     #[serde(default)]
     pub semantic: Vec<Value>,
+    /// Lesson categories by key (see [`MemoryExport::lesson_categories`]).
+    #[serde(default)]
+    pub lesson_categories: BTreeMap<String, String>,
 }
 
 impl ImportDocument {

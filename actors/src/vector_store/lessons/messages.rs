@@ -34,6 +34,26 @@ pub struct ListLessonsMissingVectors {
     pub limit: u32,
 }
 
+/// Records a lesson's category (import of an export document).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(), VectorStoreError>")]
+pub struct SetLessonCategory {
+    /// The lesson key.
+    pub key: String,
+    /// Its category.
+    pub category: super::LessonCategory,
+}
+
+impl Handler<SetLessonCategory> for VectorStore {
+    type Result = AtomicResponse<Self, Result<(), VectorStoreError>>;
+
+    fn handle(&mut self, msg: SetLessonCategory, _: &mut Context<Self>) -> Self::Result {
+        self.atomic(move |pool, _, _| async move {
+            store::set_category(&pool, &msg.key, msg.category).await
+        })
+    }
+}
+
 /// Renders the `[Learned corrections]` block for a request.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<String, VectorStoreError>")]

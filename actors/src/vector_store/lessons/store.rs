@@ -93,7 +93,8 @@ pub async fn missing_vectors(
     .await?)
 }
 
-async fn set_category(
+/// Records a lesson's category (insert or replace).
+pub async fn set_category(
     pool: &SqlitePool,
     key: &str,
     category: LessonCategory,
