@@ -256,3 +256,60 @@ impl EpisodicIndex {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(i: usize) -> Vec<f32> {
+        let mut v = vec![0.0f32; 4];
+        v[i % 4] = 1.0;
+        v
+    }
+
+    #[test]
+    fn a_build_is_reconciled_with_changes_made_meanwhile() {
+        let mut idx = EpisodicIndex::default();
+        assert!(idx.wants_build("m/4", ANN_MIN_ROWS));
+        assert!(!idx.wants_build("m/4", ANN_MIN_ROWS - 1));
+        idx.start_build("m/4");
+        assert!(!idx.wants_build("m/4", ANN_MIN_ROWS), "one build at a time");
+        // The snapshot had rows 1..=3; row 2 is tombstoned and row 4 added
+        // while the build runs.
+        let mut built = AnnIndex::new(4).unwrap();
+        for id in 1..=3u64 {
+            built.add(id, &unit(id as usize)).unwrap();
+        }
+        idx.on_row(2, None);
+        let live = [(1i64, unit(1)), (3, unit(3)), (4, unit(0))];
+        idx.install(
+            "m/4",
+            built,
+            false,
+            live.iter().map(|(id, v)| (*id, v.as_slice())),
+        )
+        .unwrap();
+        let state = idx.state();
+        assert_eq!((state.state, state.rows, state.loaded), ("ready", 3, false));
+        // A vector of another space leaves the index; so does a tombstone.
+        idx.on_row(3, Some(("other/4", &unit(3))));
+        idx.on_row(4, None);
+        assert_eq!(idx.state().rows, 1);
+        // Queries of another space never use it (and it is below the
+        // size where it would serve at all).
+        assert!(idx.search(&unit(1), "other/4", 5).is_none());
+        assert!(idx.search(&unit(1), "m/4", 5).is_none());
+    }
+
+    #[test]
+    fn an_install_for_a_superseded_space_is_dropped() {
+        let mut idx = EpisodicIndex::default();
+        idx.start_build("old/4");
+        idx.start_build("new/4");
+        idx.install("old/4", AnnIndex::new(4).unwrap(), true, std::iter::empty())
+            .unwrap();
+        assert_eq!(idx.state().state, "building");
+        idx.abandon();
+        assert_eq!(idx.state().state, "absent");
+    }
+}
