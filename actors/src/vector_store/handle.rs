@@ -11,6 +11,7 @@ use super::lessons::{LessonCategory, SetLessonCategory};
 use super::messages::*;
 use super::semantic::IfAbsentOutcome;
 use super::space::{semantic_document, CommitVector, ReembedStatus, SpaceInfo};
+use super::space_messages::*;
 use super::transfer::{ImportDocument, ImportEntry, ImportReport, MemoryExport};
 use super::types::{
     MemoryEvent, MemoryStats, ScoredEntry, SemanticEntry, SemanticWrite, WriteOutcome,

@@ -9,7 +9,7 @@ use super::error::VectorStoreError;
 use super::keyword::KeywordQuery;
 use super::mirror::QueryVector;
 use super::semantic::{self, IfAbsentOutcome};
-use super::space::{self, CommitVector, ReembedStatus, SpaceInfo};
+use super::space::CommitVector;
 use super::transfer::MemoryExport;
 use super::types::{
     MemoryEvent, MemoryStats, ScoredEntry, SemanticEntry, SemanticWrite, WriteOutcome,
@@ -93,75 +93,6 @@ pub struct GetSemanticContext {
     /// Character cap for the whole block.
     pub cap: usize,
 }
-
-/// Reports the active embedding space.
-#[derive(Debug, Message)]
-#[rtype(result = "Result<SpaceInfo, VectorStoreError>")]
-pub struct GetSpace;
-
-/// Records the serving model as the space (bumping the generation and
-/// clearing foreign vectors if it changed). Returns the space and the
-/// number of vectors cleared.
-#[derive(Debug, Message)]
-#[rtype(result = "Result<(SpaceInfo, u64), VectorStoreError>")]
-pub struct ReconcileSpace {
-    /// The model id.
-    pub model_id: String,
-    /// Its dimension.
-    pub dim: usize,
-}
-
-/// Semantic rows without a vector: (key, value JSON).
-#[derive(Debug, Message)]
-#[rtype(result = "Result<Vec<(String, String)>, VectorStoreError>")]
-pub struct ListMissingVectors {
-    /// At most this many.
-    pub limit: u32,
-}
-
-/// Counts semantic rows without a vector.
-#[derive(Debug, Message)]
-#[rtype(result = "Result<u64, VectorStoreError>")]
-pub struct CountMissingVectors;
-
-/// Stores backfilled vectors (each only if its row is unchanged and the
-/// generation is current). Returns how many were stored.
-#[derive(Debug, Message)]
-#[rtype(result = "Result<u64, VectorStoreError>")]
-pub struct StoreVectors {
-    /// (key, value JSON the vector was made from, vector).
-    pub rows: Vec<(String, String, CommitVector)>,
-}
-
-/// Claims the single-flight re-embed slot with `step` (`applying` or
-/// `running`); fails with `ReembedBusy` if taken.
-#[derive(Debug, Message)]
-#[rtype(result = "Result<(), VectorStoreError>")]
-pub struct BeginReembed {
-    /// The step to enter.
-    pub step: &'static str,
-    /// Rows to embed, if known.
-    pub total: u64,
-}
-
-/// Records sweep progress, or its end (`Some(step)` of `done`/`failed`).
-#[derive(Debug, Message)]
-#[rtype(result = "()")]
-pub struct RecordReembed {
-    /// Rows embedded so far.
-    pub done: u64,
-    /// Total to embed.
-    pub total: u64,
-    /// A final step, when finishing.
-    pub finish: Option<&'static str>,
-    /// Error, when failed.
-    pub error: Option<String>,
-}
-
-/// Reports re-embed progress.
-#[derive(Debug, Message)]
-#[rtype(result = "ReembedStatus")]
-pub struct GetReembedStatus;
 
 /// Lists the newest audit events.
 #[derive(Debug, Message)]
@@ -302,125 +233,6 @@ impl Handler<GetSemanticContext> for VectorStore {
         self.ranked(msg.query, msg.embedded, false, move |ranked| {
             render_semantic_block(&ranked, cap)
         })
-    }
-}
-
-impl Handler<GetSpace> for VectorStore {
-    type Result = Result<SpaceInfo, VectorStoreError>;
-
-    fn handle(&mut self, _: GetSpace, _: &mut Context<Self>) -> Self::Result {
-        Ok(self.space.clone())
-    }
-}
-
-impl Handler<ReconcileSpace> for VectorStore {
-    type Result = AtomicResponse<Self, Result<(SpaceInfo, u64), VectorStoreError>>;
-
-    fn handle(&mut self, msg: ReconcileSpace, _: &mut Context<Self>) -> Self::Result {
-        let pool = match self.pool() {
-            Ok(pool) => pool,
-            Err(e) => return AtomicResponse::new(Box::pin(fut::ready(Err(e)))),
-        };
-        AtomicResponse::new(Box::pin(
-            async move { space::change_space(&pool, &msg.model_id, msg.dim).await }
-                .into_actor(self)
-                .map(|res, act, _| {
-                    if let Ok((space, cleared)) = &res {
-                        if *space != act.space {
-                            tracing::info!(?space, cleared, "embedding space changed");
-                        }
-                        act.space = space.clone();
-                    }
-                    res
-                }),
-        ))
-    }
-}
-
-impl Handler<ListMissingVectors> for VectorStore {
-    type Result = ResponseActFuture<Self, Result<Vec<(String, String)>, VectorStoreError>>;
-
-    fn handle(&mut self, msg: ListMissingVectors, _: &mut Context<Self>) -> Self::Result {
-        self.concurrent(move |pool, _, _| async move {
-            space::semantic_missing_vectors(&pool, msg.limit).await
-        })
-    }
-}
-
-impl Handler<CountMissingVectors> for VectorStore {
-    type Result = ResponseActFuture<Self, Result<u64, VectorStoreError>>;
-
-    fn handle(&mut self, _: CountMissingVectors, _: &mut Context<Self>) -> Self::Result {
-        self.concurrent(|pool, _, _| async move { space::count_semantic_missing(&pool).await })
-    }
-}
-
-impl Handler<StoreVectors> for VectorStore {
-    type Result = AtomicResponse<Self, Result<u64, VectorStoreError>>;
-
-    fn handle(&mut self, msg: StoreVectors, _: &mut Context<Self>) -> Self::Result {
-        let space = self.space.clone();
-        self.atomic(move |pool, _, _| async move {
-            let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
-            let mut stored = 0;
-            for (key, value_json, vector) in msg.rows {
-                if let Some(sig) = vector.signature_in(&space) {
-                    if space::store_semantic_vector(
-                        &mut tx,
-                        &key,
-                        &value_json,
-                        &vector.vector,
-                        &sig,
-                    )
-                    .await?
-                    {
-                        stored += 1;
-                    }
-                }
-            }
-            tx.commit().await?;
-            Ok(stored)
-        })
-    }
-}
-
-impl Handler<BeginReembed> for VectorStore {
-    type Result = Result<(), VectorStoreError>;
-
-    fn handle(&mut self, msg: BeginReembed, _: &mut Context<Self>) -> Self::Result {
-        if self.reembed.is_busy() {
-            return Err(VectorStoreError::ReembedBusy(self.reembed.step));
-        }
-        self.reembed = ReembedStatus {
-            step: msg.step,
-            done: 0,
-            total: msg.total,
-            error: None,
-        };
-        Ok(())
-    }
-}
-
-impl Handler<RecordReembed> for VectorStore {
-    type Result = ();
-
-    fn handle(&mut self, msg: RecordReembed, _: &mut Context<Self>) {
-        self.reembed.done = msg.done;
-        self.reembed.total = msg.total;
-        if let Some(step) = msg.finish {
-            self.reembed.step = step;
-            self.reembed.error = msg.error;
-        } else if self.reembed.step == "applying" {
-            self.reembed.step = "running";
-        }
-    }
-}
-
-impl Handler<GetReembedStatus> for VectorStore {
-    type Result = MessageResult<GetReembedStatus>;
-
-    fn handle(&mut self, _: GetReembedStatus, _: &mut Context<Self>) -> Self::Result {
-        MessageResult(self.reembed.clone())
     }
 }
 

@@ -42,6 +42,7 @@ mod mirror;
 mod report;
 mod semantic;
 mod space;
+mod space_messages;
 mod transfer;
 mod types;
 mod validate;
@@ -64,6 +65,7 @@ pub use keyword::KeywordQuery;
 pub use messages::*;
 pub use semantic::IfAbsentOutcome;
 pub use space::{semantic_document, signature, CommitVector, ReembedStatus, SpaceInfo};
+pub use space_messages::*;
 pub use transfer::{
     ImportDocument, ImportEntry, ImportItem, ImportReport, MemoryExport, EXPORT_FORMAT,
     EXPORT_VERSION,

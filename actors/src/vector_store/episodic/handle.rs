@@ -5,8 +5,9 @@ use super::messages::validate_text;
 use super::{DeleteEpisodic, ListEpisodic, SearchEpisodic, WriteEpisodic};
 use super::{EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite};
 use crate::embedder::EmbedKind;
-use crate::vector_store::messages::{EmbeddedQuery, GetSpace};
+use crate::vector_store::messages::EmbeddedQuery;
 use crate::vector_store::space::CommitVector;
+use crate::vector_store::space_messages::GetSpace;
 use crate::vector_store::{VectorStoreError, VectorStoreHandle};
 
 impl VectorStoreHandle {

@@ -8,8 +8,9 @@ use super::{
 };
 use crate::embedder::{EmbedKind, EmbedderHandle};
 use crate::vector_store::context::value_text;
-use crate::vector_store::messages::{EmbeddedQuery, GetSpace};
+use crate::vector_store::messages::EmbeddedQuery;
 use crate::vector_store::space::CommitVector;
+use crate::vector_store::space_messages::GetSpace;
 use crate::vector_store::{VectorStoreError, VectorStoreHandle};
 
 impl VectorStoreHandle {
