@@ -11,7 +11,7 @@ use kirocrew_actors::migration::{
 };
 use kirocrew_actors::vector_store::lessons::{lesson_key, LessonWrite};
 use kirocrew_actors::vector_store::{
-    SemanticWrite, StoreSettings, VectorStoreHandle, USER_EXPLICIT,
+    SemanticWrite, StoreSettings, VectorStoreError, VectorStoreHandle, USER_EXPLICIT,
 };
 use serde_json::json;
 use tempfile::TempDir;
@@ -182,6 +182,36 @@ async fn legacy_files_land_in_structured_memory_once() {
         semantic_before
     );
     assert_eq!(store.list_episodic(0, 100).await.unwrap().1, 6);
+
+    // What the user deleted after the first run stays deleted on a re-run:
+    // a preference, a lesson and an episodic fragment.
+    let pref = semantic_before
+        .iter()
+        .find(|e| e.key.starts_with("pref.") && e.source == "migration")
+        .unwrap()
+        .key
+        .clone();
+    store.delete_semantic(&pref, USER_EXPLICIT).await.unwrap();
+    let migrated_lesson = store
+        .list_lessons()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|l| l.source == "migration")
+        .unwrap();
+    store
+        .delete_lesson(&migrated_lesson.key, USER_EXPLICIT)
+        .await
+        .unwrap();
+    store.delete_episodic(zurich.id).await.unwrap();
+    let third = run_migration(&store, &sources).await.unwrap();
+    assert_eq!(third.total_migrated(), 0, "{third:#?}");
+    assert!(matches!(
+        store.get_semantic(&pref).await,
+        Err(VectorStoreError::NotFound(_))
+    ));
+    assert_eq!(store.list_lessons().await.unwrap().len(), 1);
+    assert_eq!(store.list_episodic(0, 100).await.unwrap().1, 5);
 
     // The legacy files are only read.
     assert_eq!(

@@ -5,7 +5,8 @@
 //! Each line goes through the one lesson write path
 //! ([`VectorStoreHandle::write_lesson`], with [`LessonWrite::migrated`]), so
 //! the substring, topic-overlap and embedding dedup apply. A lesson whose
-//! key already has an active row is skipped before that (the write path
+//! key already has a row (active, or tombstoned by its owner) is skipped
+//! before that (the write path
 //! would re-affirm it, touching `updated_at` and the audit trail, and a
 //! second migration must change nothing). A duplicate, or a topic
 //! replacement that would lose to a user_explicit lesson, counts as skipped.
@@ -13,7 +14,7 @@
 use crate::lessons_file::FileLesson;
 use crate::screening::find_injection;
 use crate::vector_store::lessons::{lesson_key, LessonWrite};
-use crate::vector_store::{VectorStoreError, VectorStoreHandle};
+use crate::vector_store::{KeyState, VectorStoreError, VectorStoreHandle};
 
 use super::Outcome;
 
@@ -32,10 +33,9 @@ pub(super) async fn migrate_lesson(
         let reason = format!("rejected by injection screening (pattern: {pattern})");
         return Ok((key, Outcome::Rejected(reason)));
     }
-    match store.get_semantic(&key).await {
-        Ok(_) => return Ok((key, Outcome::Skipped)),
-        Err(VectorStoreError::NotFound(_)) => {}
-        Err(e) => return Err(e),
+    // Active: kept; tombstoned: the user removed it since an earlier run.
+    if store.key_state(&key).await? != KeyState::Absent {
+        return Ok((key, Outcome::Skipped));
     }
     let mut write = LessonWrite::migrated(lesson.rule.clone());
     write.negative = lesson.negative.clone();

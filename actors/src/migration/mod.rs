@@ -13,10 +13,11 @@
 //! | history/YYYY-MM-DD.md entries | episodic fragments dated by file and time | 0.4 |
 //! | lessons.jsonl lines | lessons, through `write_lesson` (dedup ladder) | 0.9 |
 //!
-//! Idempotent: a key that already has an active row is skipped (whoever
-//! wrote it, `user_explicit` included, keeps it), and an episodic fragment
-//! already stored is caught by the store's duplicate check, so a second run
-//! changes nothing. Values are injection-screened here before the store
+//! Idempotent: a key that already has a row is skipped (whoever wrote an
+//! active one, `user_explicit` included, keeps it; a tombstoned one was
+//! deleted since an earlier run and stays deleted), and so is an episodic
+//! fragment whose text was ever stored (active, deleted or evicted), so a
+//! second run changes nothing and never resurrects what was removed. Values are injection-screened here before the store
 //! screens them again, so a refused legacy line is reported in the
 //! migration's counts instead of adding an `injection_blocked` event on
 //! every run. The legacy files are only read, never changed.
@@ -37,7 +38,9 @@ use crate::memory_files::files::{HISTORY_DIR, PREFERENCES_FILE, PROJECTS_FILE};
 use crate::memory_files::history::parse_file_name;
 use crate::screening::{find_injection, find_injection_in_json};
 use crate::vector_store::episodic::EpisodicWrite;
-use crate::vector_store::{RecordEvent, SemanticWrite, VectorStoreError, VectorStoreHandle};
+use crate::vector_store::{
+    KeyState, RecordEvent, SemanticWrite, VectorStoreError, VectorStoreHandle,
+};
 
 use lessons::migrate_lesson;
 
@@ -168,10 +171,10 @@ async fn write_key(
             "rejected by injection screening (pattern: {pattern})"
         )));
     }
-    match store.get_semantic(key).await {
-        Ok(_) => return Ok(Outcome::Skipped),
-        Err(VectorStoreError::NotFound(_)) => {}
-        Err(e) => return Err(e),
+    // An active key is kept as is; a tombstoned one was deleted since an
+    // earlier run and stays deleted.
+    if store.key_state(key).await? != KeyState::Absent {
+        return Ok(Outcome::Skipped);
     }
     let write = SemanticWrite {
         key: key.to_owned(),
@@ -199,6 +202,10 @@ async fn write_fragment(
         return Ok(Outcome::Rejected(format!(
             "rejected by injection screening (pattern: {pattern})"
         )));
+    }
+    // Stored by an earlier run (and maybe deleted or evicted since).
+    if store.episodic_text_seen(&text).await? {
+        return Ok(Outcome::Skipped);
     }
     let mut write = EpisodicWrite::new(text, SOURCE);
     write.importance = EPISODIC_IMPORTANCE;

@@ -182,7 +182,15 @@ impl VectorStoreHandle {
         .await
     }
 
-    /// The active entry for `key`.
+    /// Whether `key` is absent, active, or tombstoned.
+    pub async fn key_state(&self, key: &str) -> Result<KeyState, VectorStoreError> {
+        self.ask(GetKeyState {
+            key: key.to_owned(),
+        })
+        .await
+    }
+
+    /// The active row for `key`.
     pub async fn get_semantic(&self, key: &str) -> Result<SemanticEntry, VectorStoreError> {
         self.ask(GetSemantic {
             key: key.to_owned(),

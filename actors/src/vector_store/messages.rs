@@ -153,6 +153,45 @@ impl Handler<DeleteSemantic> for VectorStore {
     }
 }
 
+/// Whether a key was ever written: absent, active, or tombstoned (so a
+/// re-run importer can leave what the user deleted deleted).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<KeyState, VectorStoreError>")]
+pub struct GetKeyState {
+    /// The key.
+    pub key: String,
+}
+
+/// See [`GetKeyState`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyState {
+    /// Never written.
+    Absent,
+    /// Has an active row.
+    Active,
+    /// Written once, tombstoned since.
+    Deleted,
+}
+
+impl Handler<GetKeyState> for VectorStore {
+    type Result = ResponseActFuture<Self, Result<KeyState, VectorStoreError>>;
+
+    fn handle(&mut self, msg: GetKeyState, _: &mut Context<Self>) -> Self::Result {
+        self.concurrent(|pool, _, _| async move {
+            let deleted: Option<i64> =
+                sqlx::query_scalar("SELECT is_deleted FROM semantic_memory WHERE key = ?")
+                    .bind(&msg.key)
+                    .fetch_optional(&pool)
+                    .await?;
+            Ok(match deleted {
+                None => KeyState::Absent,
+                Some(0) => KeyState::Active,
+                Some(_) => KeyState::Deleted,
+            })
+        })
+    }
+}
+
 impl Handler<GetSemantic> for VectorStore {
     type Result = ResponseActFuture<Self, Result<SemanticEntry, VectorStoreError>>;
 

@@ -81,6 +81,16 @@ pub async fn active_by_hash(
     .await?)
 }
 
+/// Whether any row, active or tombstoned, has this content hash.
+pub async fn any_by_hash(pool: &SqlitePool, hash: &str) -> Result<bool, VectorStoreError> {
+    let found: Option<i64> =
+        sqlx::query_scalar("SELECT id FROM episodic_memories WHERE content_hash = ? LIMIT 1")
+            .bind(hash)
+            .fetch_optional(pool)
+            .await?;
+    Ok(found.is_some())
+}
+
 /// Active rows.
 pub async fn count_active(conn: &mut SqliteConnection) -> Result<u64, VectorStoreError> {
     let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM episodic_memories WHERE is_deleted = 0")

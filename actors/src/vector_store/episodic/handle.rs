@@ -38,6 +38,14 @@ impl VectorStoreHandle {
         self.ask(super::GetEpisodicIndexState).await
     }
 
+    /// Whether a fragment with this text was ever stored (even if deleted).
+    pub async fn episodic_text_seen(&self, text: &str) -> Result<bool, VectorStoreError> {
+        self.ask(super::HasEpisodicText {
+            text: text.to_owned(),
+        })
+        .await
+    }
+
     /// Searches fragments (the full ranked set with score parts).
     pub async fn search_episodic(
         &self,

@@ -39,6 +39,25 @@ pub struct SearchEpisodic {
     pub embedded: Option<EmbeddedQuery>,
 }
 
+/// Whether a fragment with this text (after whitespace folding) was ever
+/// stored, active or tombstoned: re-run importers skip what the user or
+/// the cap removed.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<bool, VectorStoreError>")]
+pub struct HasEpisodicText {
+    /// The text.
+    pub text: String,
+}
+
+impl Handler<HasEpisodicText> for VectorStore {
+    type Result = ResponseActFuture<Self, Result<bool, VectorStoreError>>;
+
+    fn handle(&mut self, msg: HasEpisodicText, _: &mut Context<Self>) -> Self::Result {
+        let hash = content_hash(msg.text.trim());
+        self.concurrent(move |pool, _, _| async move { db::any_by_hash(&pool, &hash).await })
+    }
+}
+
 /// Tombstones one fragment.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(), VectorStoreError>")]
