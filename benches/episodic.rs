@@ -114,13 +114,18 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("episodic_search");
     group.sample_size(30);
     for mode in [SearchMode::Hybrid, SearchMode::Vector, SearchMode::Keyword] {
-        group.bench_function(format!("{mode:?}").to_lowercase(), |b| {
-            b.iter(|| {
-                let mut q = EpisodicQuery::new("When did Caroline plan the trip to Lisbon?", 10);
-                q.mode = mode;
-                sys.block_on(store.search_episodic(q)).unwrap()
-            })
-        });
+        for mmr in [true, false] {
+            let name = format!("{mode:?}{}", if mmr { "" } else { "_no_mmr" }).to_lowercase();
+            group.bench_function(name, |b| {
+                b.iter(|| {
+                    let mut q =
+                        EpisodicQuery::new("When did Caroline plan the trip to Lisbon?", 10);
+                    q.mode = mode;
+                    q.mmr = mmr;
+                    sys.block_on(store.search_episodic(q)).unwrap()
+                })
+            });
+        }
     }
     group.finish();
     sys.block_on(store.close()).unwrap();

@@ -254,10 +254,12 @@ pub async fn keyword_search(
         return Ok(Vec::new());
     };
     Ok(sqlx::query_as(
-        "SELECT m.id, -bm25(episodic_fts) AS score FROM episodic_fts
+        // `rank` (bm25 by default) is computed once per match; naming
+        // bm25() in both the select list and ORDER BY computed it twice.
+        "SELECT m.id, -episodic_fts.rank AS score FROM episodic_fts
          JOIN episodic_memories m ON m.id = episodic_fts.rowid
          WHERE episodic_fts MATCH ? AND m.is_deleted = 0
-         ORDER BY bm25(episodic_fts) LIMIT ?",
+         ORDER BY episodic_fts.rank LIMIT ?",
     )
     .bind(query)
     .bind(i64::from(limit))
