@@ -119,9 +119,9 @@ async fn run_on_store(store: &VectorStoreHandle, cmd: LearnCommand) -> anyhow::R
             negative,
             category,
         } => {
-            let mut write = LessonWrite::user(rule);
-            write.negative = negative;
-            write.category = category;
+            let write = LessonWrite::user(rule)
+                .with_negative(negative)
+                .with_category(category);
             let outcome = store.write_lesson(write).await?;
             println!("{}", serde_json::to_string(&outcome)?);
         }
@@ -141,9 +141,9 @@ fn run_on_file(file: &LessonFile, cmd: LearnCommand) -> anyhow::Result<ExitCode>
             negative,
             category,
         } => {
-            let mut write = LessonWrite::user(rule);
-            write.negative = negative;
-            write.category = category;
+            let write = LessonWrite::user(rule)
+                .with_negative(negative)
+                .with_category(category);
             let key = file.add(&write, &format_ts(system_clock().now()))?;
             println!("{}", serde_json::json!({"status": "created", "key": key}));
         }

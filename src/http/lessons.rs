@@ -60,9 +60,9 @@ async fn create(
             )
         })?,
     };
-    let mut write = LessonWrite::user(body.rule);
-    write.negative = body.negative;
-    write.category = category;
+    let write = LessonWrite::user(body.rule)
+        .with_negative(body.negative)
+        .with_category(category);
     let outcome = state.store.write_lesson(write).await?;
     Ok(HttpResponse::Created().json(outcome))
 }

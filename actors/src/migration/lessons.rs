@@ -37,9 +37,9 @@ pub(super) async fn migrate_lesson(
     if store.key_state(&key).await? != KeyState::Absent {
         return Ok((key, Outcome::Skipped));
     }
-    let mut write = LessonWrite::migrated(lesson.rule.clone());
-    write.negative = lesson.negative.clone();
-    write.category = lesson.category;
+    let write = LessonWrite::migrated(lesson.rule.clone())
+        .with_negative(lesson.negative.clone())
+        .with_category(lesson.category);
     match store.write_lesson(write).await {
         Ok(outcome) => Ok((outcome.key().to_owned(), Outcome::Migrated)),
         Err(

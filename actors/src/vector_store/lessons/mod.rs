@@ -109,6 +109,18 @@ impl LessonWrite {
         }
     }
 
+    /// With what not to do instead.
+    pub fn with_negative(mut self, negative: Option<String>) -> Self {
+        self.negative = negative;
+        self
+    }
+
+    /// With a category.
+    pub fn with_category(mut self, category: LessonCategory) -> Self {
+        self.category = category;
+        self
+    }
+
     /// A lesson carried over from lessons.jsonl: migration, confidence 0.9
     /// (so it never overwrites a user_explicit lesson).
     pub fn migrated(rule: impl Into<String>) -> Self {
