@@ -16,7 +16,10 @@
 //!
 //! Without those kernels BF16 is *slower* than F16 (ggml's generic path),
 //! so the switch is taken only when the linked ggml reports them; see
-//! [`bf16_kernels`].
+//! [`bf16_kernels`]. llama-cpp-sys-2 builds ggml for AVX2 unless told
+//! otherwise (`GGML_AVX512*` in the build environment, or
+//! `-C target-cpu=native` on such a CPU); with its default build this
+//! module stays idle.
 //!
 //! ## How
 //! F16 and BF16 are both two bytes per weight, so the GGUF layout does not

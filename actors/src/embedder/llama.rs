@@ -355,10 +355,12 @@ fn open_model(
             Ok(Some(copy)) => {
                 // llama.cpp maps the file; the mapping outlives the
                 // directory entry, which `copy` removes when dropped.
-                if let Ok(model) = LlamaModel::load_from_file(backend, copy.path(), &params) {
-                    return Ok((model, "bf16_from_f16"));
+                match LlamaModel::load_from_file(backend, copy.path(), &params) {
+                    Ok(model) => return Ok((model, "bf16_from_f16")),
+                    Err(error) => {
+                        tracing::warn!(path = %config.path.display(), %error, "BF16 copy did not load; using the file as stored");
+                    }
                 }
-                tracing::warn!(path = %config.path.display(), "BF16 copy did not load; using the file as stored");
             }
             Ok(None) => {}
             Err(error) => {
