@@ -8,10 +8,12 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use clap::{Args, Subcommand};
+use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
 
-use kirocrew_actors::embedder::{EmbedKind, EmbeddingBackend, LlamaConfig, LlamaCppBackend};
+use kirocrew_actors::embedder::{
+    EmbedKind, EmbeddingBackend, LlamaConfig, LlamaCppBackend, Weights,
+};
 
 /// `kirocrew bench …`
 #[derive(Debug, Subcommand)]
@@ -37,9 +39,41 @@ pub struct EmbedArgs {
     /// Seconds to measure each case.
     #[arg(long, default_value_t = 3.0)]
     pub seconds: f64,
+    /// Which texts to measure.
+    #[arg(long, value_enum, default_value_t = TextSet::All)]
+    pub texts: TextSet,
+    /// Weights to compute with (auto: BF16 for an F16 file when llama.cpp
+    /// has AVX512-BF16 kernels).
+    #[arg(long, value_enum, default_value_t = WeightsArg::Auto)]
+    pub weights: WeightsArg,
+    /// Token budget of one decode call when packing a batch.
+    #[arg(long)]
+    pub batch_tokens: Option<usize>,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Text sets of `--texts`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TextSet {
+    /// Short and long.
+    All,
+    /// ~10-word texts only.
+    Short,
+    /// ~2,000-character texts only.
+    Long,
+}
+
+/// `--weights`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WeightsArg {
+    /// BF16 when it pays, else as stored.
+    Auto,
+    /// The file as stored.
+    Stored,
+    /// BF16 for an F16 file, always.
+    Bf16,
 }
 
 const BATCH: usize = 32;
@@ -149,6 +183,14 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
     let mut config = LlamaConfig::new(args.model.clone());
     config.n_threads = args.threads.max(1);
     config.workers = args.workers.max(1);
+    config.weights = match args.weights {
+        WeightsArg::Auto => Weights::Auto,
+        WeightsArg::Stored => Weights::Stored,
+        WeightsArg::Bf16 => Weights::Bf16,
+    };
+    if let Some(tokens) = args.batch_tokens {
+        config.batch_tokens = tokens.max(1);
+    }
     let backend = LlamaCppBackend::new(config);
     let loading = Instant::now();
     if !backend.wait_ready(Duration::from_secs(600)) {
@@ -163,13 +205,20 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
     backend
         .embed_batch(&short, EmbedKind::Document)
         .context("warm-up")?;
-    let results = [
-        ("short", "single", measure(&backend, &short, false, budget)?),
-        ("short", "batch32", measure(&backend, &short, true, budget)?),
-        ("long", "single", measure(&backend, &long, false, budget)?),
-        ("long", "batch32", measure(&backend, &long, true, budget)?),
-    ];
+    let mut results = Vec::new();
+    for (kind, texts) in [("short", &short), ("long", &long)] {
+        let wanted = match args.texts {
+            TextSet::All => true,
+            TextSet::Short => kind == "short",
+            TextSet::Long => kind == "long",
+        };
+        if wanted {
+            results.push((kind, "single", measure(&backend, texts, false, budget)?));
+            results.push((kind, "batch32", measure(&backend, texts, true, budget)?));
+        }
+    }
     let model_id = backend.model_id();
+    let weights = backend.status().weights.unwrap_or("stored");
     backend.close();
     if args.json {
         let rates: serde_json::Map<String, serde_json::Value> = results
@@ -179,11 +228,11 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
         println!(
             "{}",
             json!({"model": model_id, "threads": args.threads, "workers": args.workers,
-                   "load_ms": load_ms, "embeddings_per_sec": rates})
+                   "weights": weights, "load_ms": load_ms, "embeddings_per_sec": rates})
         );
     } else {
         println!(
-            "model {model_id}, {} thread(s) per context, {} worker(s), load {load_ms:.0} ms",
+            "model {model_id} ({weights} weights), {} thread(s) per context, {} worker(s), load {load_ms:.0} ms",
             args.threads, args.workers
         );
         println!("{:<6} {:<8} {:>12}", "texts", "mode", "emb/s");
@@ -197,6 +246,9 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
                     .find(|r| r.0 == kind && r.1 == m)
                     .map_or(0.0, |r| r.2)
             };
+            if rate("single") == 0.0 {
+                continue;
+            }
             println!(
                 "{kind}: batch/single = {:.2}x",
                 rate("batch32") / rate("single")

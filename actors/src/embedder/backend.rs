@@ -55,6 +55,9 @@ pub struct BackendStatus {
     pub model_id: Option<String>,
     /// Vector dimension, once loaded.
     pub dim: Option<usize>,
+    /// The weights computed with, once loaded: `stored` (the file as is)
+    /// or `bf16_from_f16` (a BF16 copy of an F16 file).
+    pub weights: Option<&'static str>,
     /// The last load error.
     pub error: Option<String>,
     /// The model file.

@@ -16,6 +16,7 @@
 //! same step, so two models never stay resident together.
 
 mod backend;
+mod bf16;
 mod cache;
 mod handle;
 mod llama;
@@ -32,9 +33,10 @@ use serde::Serialize;
 pub use backend::{
     BackendFactory, BackendStatus, EmbedError, EmbedKind, EmbeddingBackend, SharedBackend,
 };
+pub use bf16::bf16_kernels;
 pub use cache::{CacheStats, CACHE_CAPACITY};
 pub use handle::EmbedderHandle;
-pub use llama::{model_id_for, LlamaConfig, LlamaCppBackend, LOAD_COOLDOWN};
+pub use llama::{model_id_for, LlamaConfig, LlamaCppBackend, Weights, LOAD_COOLDOWN};
 pub use profile::{known_profiles, EmbeddingProfile, Pooling};
 
 use cache::EmbedCache;
