@@ -65,6 +65,7 @@ impl EmbeddingBackend for HashingBackend {
             error: None,
             path: None,
             profile: None,
+            weights: None,
         }
     }
     fn close(&self) {}
