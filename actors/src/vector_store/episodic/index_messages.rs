@@ -52,14 +52,20 @@ impl VectorStore {
         let Some(signature) = self.space.signature() else {
             return;
         };
+        // Runs on every search: count only when no index serves or builds,
+        // and copy vectors only when a build starts.
+        let mirror = &self.episodic;
+        if !mirror
+            .index
+            .wants_build(&signature, || mirror.vectors_in(&signature).count())
+        {
+            return;
+        }
         let rows: Vec<(u64, Vec<f32>)> = self
             .episodic
             .vectors_in(&signature)
             .filter_map(|(id, v)| Some((u64::try_from(id).ok()?, v.to_vec())))
             .collect();
-        if !self.episodic.index.wants_build(&signature, rows.len()) {
-            return;
-        }
         let Some(dim) = rows.first().map(|(_, v)| v.len()) else {
             return;
         };
