@@ -44,25 +44,24 @@
 //! keeping the final special token ([SEP]/EOS) when the tokenizer adds one,
 //! which is what sentence-transformers does.
 
-use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-use llama_cpp_2::context::params::{LlamaContextParams, LlamaPoolingType};
 use llama_cpp_2::llama_backend::LlamaBackend;
-use llama_cpp_2::llama_batch::LlamaBatch;
-use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::token::LlamaToken;
 
 use super::backend::{BackendStatus, EmbedError, EmbedKind, EmbeddingBackend};
-use super::bf16;
-use super::pack::{pack, split_by_weight};
-use super::profile::{detect, EmbeddingProfile, ModelFacts, Pooling};
-use super::vector::l2_normalize;
+use super::pack::split_by_weight;
+use super::profile::EmbeddingProfile;
+
+mod load;
+mod worker;
+
+use load::load;
 
 /// Wait after a failed load before trying again.
 pub const LOAD_COOLDOWN: Duration = Duration::from_secs(300);
@@ -266,204 +265,6 @@ impl LlamaCppBackend {
                 Err(EmbedError::NotReady)
             }
         }
-    }
-}
-
-fn load(config: &LlamaConfig) -> Result<Loaded, String> {
-    let meta =
-        std::fs::metadata(&config.path).map_err(|e| format!("{}: {e}", config.path.display()))?;
-    if !meta.is_file() {
-        return Err(format!("{} is not a file", config.path.display()));
-    }
-    let backend = llama_backend().map_err(|e| e.to_string())?;
-    let (model, weights) = open_model(backend, config)?;
-    let arch = model
-        .meta_val_str("general.architecture")
-        .unwrap_or_default();
-    let facts = ModelFacts {
-        name: model.meta_val_str("general.name").unwrap_or_default(),
-        file_name: config
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        pooling: model
-            .meta_val_str(&format!("{arch}.pooling_type"))
-            .ok()
-            .and_then(|v| v.trim().parse::<i64>().ok())
-            .and_then(Pooling::from_gguf),
-        n_ctx_train: model.n_ctx_train() as usize,
-    };
-    let profile = detect(&facts, &config.profile)?;
-    let dim = usize::try_from(model.n_embd_out()).unwrap_or(0);
-    if dim == 0 {
-        return Err("model reports no embedding dimension".into());
-    }
-    let vocab = model.vocab();
-    let trailing_special = vocab.should_add_eos() || vocab.should_add_sep();
-    let model = Arc::new(model);
-    let batch_tokens = config.batch_tokens.max(1);
-    let n_ctx = profile.max_tokens.max(batch_tokens) as u32;
-    let mut workers = Vec::new();
-    // Contexts are created one at a time: llama.cpp mutates the model while
-    // creating a context, so parallel creation is unsound.
-    for index in 0..config.workers.max(1) {
-        let (tx, rx) = mpsc::channel::<Job>();
-        let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
-        let model = Arc::clone(&model);
-        let settings = WorkerSettings {
-            n_ctx,
-            batch_tokens,
-            n_threads: config.n_threads.max(1),
-            pooling: profile.pooling,
-            normalize: profile.normalize,
-        };
-        std::thread::Builder::new()
-            .name(format!("kc-embed-{index}"))
-            .spawn(move || worker(model, backend, settings, rx, ready_tx))
-            .map_err(|e| format!("cannot start embedding worker: {e}"))?;
-        ready_rx
-            .recv()
-            .map_err(|_| "embedding worker died while starting".to_owned())??;
-        workers.push(tx);
-    }
-    Ok(Loaded {
-        model,
-        weights,
-        dim,
-        profile,
-        trailing_special,
-        workers,
-        next_worker: AtomicUsize::new(0),
-    })
-}
-
-/// Loads the model, as a BF16 copy when [`Weights`] asks for it and the
-/// file has F16 tensors. A failed conversion falls back to the file.
-fn open_model(
-    backend: &LlamaBackend,
-    config: &LlamaConfig,
-) -> Result<(LlamaModel, &'static str), String> {
-    let params = LlamaModelParams::default();
-    let bf16 = match config.weights {
-        Weights::Auto => bf16::bf16_kernels(),
-        Weights::Bf16 => true,
-        Weights::Stored => false,
-    };
-    if bf16 {
-        match bf16_copy(&config.path) {
-            Ok(Some(copy)) => {
-                // llama.cpp maps the file; the mapping outlives the
-                // directory entry, which `copy` removes when dropped.
-                match LlamaModel::load_from_file(backend, copy.path(), &params) {
-                    Ok(model) => return Ok((model, "bf16_from_f16")),
-                    Err(error) => {
-                        tracing::warn!(path = %config.path.display(), %error, "BF16 copy did not load; using the file as stored");
-                    }
-                }
-            }
-            Ok(None) => {}
-            Err(error) => {
-                tracing::warn!(path = %config.path.display(), %error, "no BF16 copy; using the file as stored");
-            }
-        }
-    }
-    let model = LlamaModel::load_from_file(backend, &config.path, &params)
-        .map_err(|e| format!("{}: not a loadable GGUF model ({e})", config.path.display()))?;
-    Ok((model, "stored"))
-}
-
-/// The BF16 copy of `path` in a fresh temporary file, or `None` when the
-/// file has no F16 tensors.
-fn bf16_copy(path: &Path) -> std::io::Result<Option<tempfile::NamedTempFile>> {
-    let started = Instant::now();
-    let mut copy = tempfile::Builder::new()
-        .prefix("kirocrew-bf16-")
-        .suffix(".gguf")
-        .tempfile()?;
-    let Some(done) = bf16::convert(path, copy.as_file_mut())? else {
-        return Ok(None);
-    };
-    tracing::info!(
-        path = %path.display(),
-        tensors = done.tensors,
-        weights = done.weights,
-        elapsed_ms = started.elapsed().as_millis() as u64,
-        "F16 weights converted to BF16 for the AVX512-BF16 kernels"
-    );
-    Ok(Some(copy))
-}
-
-#[derive(Clone, Copy)]
-struct WorkerSettings {
-    n_ctx: u32,
-    batch_tokens: usize,
-    n_threads: i32,
-    pooling: Pooling,
-    normalize: bool,
-}
-
-fn worker(
-    model: Arc<LlamaModel>,
-    backend: &'static LlamaBackend,
-    settings: WorkerSettings,
-    jobs: mpsc::Receiver<Job>,
-    ready: mpsc::Sender<Result<(), String>>,
-) {
-    let pooling = match settings.pooling {
-        Pooling::Mean => LlamaPoolingType::Mean,
-        Pooling::Cls => LlamaPoolingType::Cls,
-        Pooling::Last => LlamaPoolingType::Last,
-    };
-    let params = LlamaContextParams::default()
-        .with_embeddings(true)
-        .with_pooling_type(pooling)
-        .with_n_ctx(NonZeroU32::new(settings.n_ctx))
-        .with_n_batch(settings.n_ctx)
-        // Encoder models need a whole input in one micro-batch.
-        .with_n_ubatch(settings.n_ctx)
-        .with_n_seq_max(MAX_SEQS_PER_DECODE as u32)
-        .with_n_threads(settings.n_threads)
-        .with_n_threads_batch(settings.n_threads);
-    let mut ctx = match model.new_context(backend, params) {
-        Ok(ctx) => {
-            let _ = ready.send(Ok(()));
-            ctx
-        }
-        Err(e) => {
-            let _ = ready.send(Err(format!("cannot create a llama.cpp context: {e}")));
-            return;
-        }
-    };
-    let mut batch = LlamaBatch::new(settings.n_ctx as usize, MAX_SEQS_PER_DECODE as i32);
-    while let Ok(job) = jobs.recv() {
-        let lengths: Vec<usize> = job.seqs.iter().map(Vec::len).collect();
-        let mut out = vec![Vec::new(); job.seqs.len()];
-        let result = pack(&lengths, settings.batch_tokens, MAX_SEQS_PER_DECODE)
-            .into_iter()
-            .try_for_each(|group| {
-                batch.clear();
-                for (seq_id, &index) in group.iter().enumerate() {
-                    batch
-                        .add_sequence(&job.seqs[index], seq_id as i32, true)
-                        .map_err(|e| EmbedError::Inference(e.to_string()))?;
-                }
-                ctx.clear_kv_cache();
-                ctx.decode(&mut batch)
-                    .map_err(|e| EmbedError::Inference(e.to_string()))?;
-                for (seq_id, &index) in group.iter().enumerate() {
-                    let mut v = ctx
-                        .embeddings_seq_ith(seq_id as i32)
-                        .map_err(|e| EmbedError::Inference(e.to_string()))?
-                        .to_vec();
-                    if settings.normalize {
-                        l2_normalize(&mut v);
-                    }
-                    out[index] = v;
-                }
-                Ok(())
-            });
-        let _ = job.reply.send(result.map(|()| out));
     }
 }
 
