@@ -155,5 +155,12 @@ async fn dashboard_page_is_served() {
         .unwrap()
         .starts_with("text/html"));
     let page = r.text().await.unwrap();
-    assert!(page.contains("/api/memory/semantic"));
+    for endpoint in [
+        "/api/memory/semantic",
+        "/api/lessons",
+        "/api/memory/episodic/search",
+        "/api/memory/events",
+    ] {
+        assert!(page.contains(endpoint), "the page uses {endpoint}");
+    }
 }
