@@ -12,7 +12,7 @@ use clap::Subcommand;
 use crate::home::DataHome;
 use kirocrew_actors::clock::{format_ts, system_clock};
 use kirocrew_actors::lessons_file::LessonFile;
-use kirocrew_actors::vector_store::lessons::{Lesson, LessonCategory, LessonWrite};
+use kirocrew_actors::vector_store::lessons::{lesson_text, Lesson, LessonCategory, LessonWrite};
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
 /// `kirocrew learn …`
@@ -95,19 +95,8 @@ fn print_lessons(lessons: &[Lesson], json: bool) -> anyhow::Result<()> {
         return Ok(());
     }
     for l in lessons {
-        let negative = l
-            .negative
-            .as_deref()
-            .map(|n| format!(" — NOT: {n}"))
-            .unwrap_or_default();
-        writeln!(
-            out,
-            "{}  [{}] {}{}",
-            l.key,
-            l.category.as_str(),
-            l.rule,
-            negative
-        )?;
+        let text = lesson_text(&l.rule, l.negative.as_deref());
+        writeln!(out, "{}  [{}] {text}", l.key, l.category.as_str())?;
     }
     Ok(())
 }

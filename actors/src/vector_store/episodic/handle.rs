@@ -52,11 +52,16 @@ impl VectorStoreHandle {
         query: EpisodicQuery,
     ) -> Result<Vec<EpisodicHit>, VectorStoreError> {
         let embedded = match self.embedder() {
-            Some(embedder) if !query.text.trim().is_empty() => embedder
-                .embed(&query.text, EmbedKind::Query)
-                .await
-                .ok()
-                .map(|(model_id, vector)| EmbeddedQuery { vector, model_id }),
+            // Keyword mode ranks by BM25 alone: no embed, no cosines.
+            Some(embedder)
+                if !query.text.trim().is_empty() && query.mode != super::SearchMode::Keyword =>
+            {
+                embedder
+                    .embed(&query.text, EmbedKind::Query)
+                    .await
+                    .ok()
+                    .map(|(model_id, vector)| EmbeddedQuery { vector, model_id })
+            }
             _ => None,
         };
         self.ask(SearchEpisodic { query, embedded }).await
