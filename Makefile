@@ -63,7 +63,17 @@ lint:
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --locked -- -D warnings
 
+# The binary's run path finds llama.cpp's shared libraries in
+# /usr/local/lib/kirocrew, and so do the CPU backend modules (one per CPU
+# generation; the best one for the processor is loaded at start).
+LIB_DIR := /usr/local/lib/kirocrew
+
 install-service: build
+	$(SUDO) install -d $(LIB_DIR)
+	libs=$$(env -u LD_LIBRARY_PATH ldd $(CARGO_TARGET_DIR)/release/kirocrew | awk '/lib(llama|ggml)/ {print $$3}') && \
+	  $(SUDO) install -m 0644 $$libs $(LIB_DIR)/
+	backends=$$($(CARGO_TARGET_DIR)/release/kirocrew doctor --backends-dir) && \
+	  $(SUDO) install -m 0644 "$$backends"/libggml-*.so $(LIB_DIR)/
 	$(SUDO) install -m 0755 $(CARGO_TARGET_DIR)/release/kirocrew /usr/local/bin/kirocrew
 	$(SUDO) install -m 0644 config/kirocrew.service /etc/systemd/system/kirocrew.service
 	$(SUDO) systemctl daemon-reload

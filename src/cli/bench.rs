@@ -219,6 +219,9 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
     }
     let model_id = backend.model_id();
     let weights = backend.status().weights.unwrap_or("stored");
+    let cpu = kirocrew_actors::embedder::cpu_backend()
+        .map(|c| c.features.join(" "))
+        .unwrap_or_default();
     backend.close();
     if args.json {
         let rates: serde_json::Map<String, serde_json::Value> = results
@@ -228,13 +231,14 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
         println!(
             "{}",
             json!({"model": model_id, "threads": args.threads, "workers": args.workers,
-                   "weights": weights, "load_ms": load_ms, "embeddings_per_sec": rates})
+                   "weights": weights, "cpu_features": cpu, "load_ms": load_ms, "embeddings_per_sec": rates})
         );
     } else {
         println!(
             "model {model_id} ({weights} weights), {} thread(s) per context, {} worker(s), load {load_ms:.0} ms",
             args.threads, args.workers
         );
+        println!("llama.cpp CPU kernels: {cpu}");
         println!("{:<6} {:<8} {:>12}", "texts", "mode", "emb/s");
         for (kind, mode, rate) in &results {
             println!("{kind:<6} {mode:<8} {rate:>12.1}");

@@ -1,5 +1,6 @@
-//! `kirocrew doctor`: checks the installation and the data home, one line
-//! per check, exit 1 if any fails. Safe to run while the daemon runs.
+//! `kirocrew doctor`: checks the installation (incl. which llama.cpp CPU
+//! kernels load) and the data home, one line per check, exit 1 if any
+//! fails. Safe to run while the daemon runs.
 
 use std::os::unix::fs::PermissionsExt;
 use std::process::ExitCode;
@@ -26,8 +27,22 @@ impl Report {
     }
 }
 
-/// Runs every check.
-pub fn run(home: DataHome) -> anyhow::Result<ExitCode> {
+/// `kirocrew doctor` options.
+#[derive(Debug, clap::Args)]
+pub struct DoctorArgs {
+    /// Only print the directory the llama.cpp CPU backend modules load
+    /// from (for packaging: `make install-service` copies them).
+    #[arg(long)]
+    pub backends_dir: bool,
+}
+
+/// Runs every check, or prints the backends directory.
+pub fn run(home: DataHome, args: DoctorArgs) -> anyhow::Result<ExitCode> {
+    if args.backends_dir {
+        let cpu = kirocrew_actors::embedder::cpu_backend().map_err(anyhow::Error::msg)?;
+        println!("{}", cpu.dir.display());
+        return Ok(ExitCode::SUCCESS);
+    }
     crate::telemetry::init(false, "error");
     let mut report = Report { failed: false };
     println!("kirocrew {}", env!("CARGO_PKG_VERSION"));
@@ -67,6 +82,17 @@ pub fn run(home: DataHome) -> anyhow::Result<ExitCode> {
             "api token",
             "not created yet (the daemon creates it on first start)",
         ),
+    }
+    match kirocrew_actors::embedder::cpu_backend() {
+        Ok(cpu) => report.ok(
+            "llama.cpp",
+            format!(
+                "CPU backend from {} ({})",
+                cpu.dir.display(),
+                cpu.features.join(" ")
+            ),
+        ),
+        Err(e) => report.fail("llama.cpp", e),
     }
     let db = home.memory_db();
     let db_result = actix_rt::System::new().block_on(async {

@@ -46,7 +46,7 @@ pub enum Command {
     #[command(subcommand)]
     Config(config_cmd::ConfigCommand),
     /// Check the installation and the data home.
-    Doctor,
+    Doctor(doctor::DoctorArgs),
     /// Teach, list and remove lessons (learned corrections).
     #[command(subcommand)]
     Learn(learn::LearnCommand),
@@ -73,7 +73,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => serve::run(home, args),
         Command::Memory(cmd) => memory::run(home, cmd),
         Command::Config(cmd) => config_cmd::run(home, cmd),
-        Command::Doctor => doctor::run(home),
+        Command::Doctor(args) => doctor::run(home, args),
         Command::Learn(cmd) => learn::run(home, cmd),
         Command::Bench(cmd) => bench::run(cmd),
     }

@@ -171,6 +171,90 @@ fn export_and_import_between_homes() {
 }
 
 #[test]
+fn binary_finds_llama_cpp_and_its_cpu_kernels_without_library_path() {
+    // `make run` and systemd start the binary directly: its run path must
+    // find libllama/libggml, and the CPU backend modules must be found too.
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(binary())
+        .args(["doctor", "--backends-dir"])
+        .env("KIROCREW_HOME", home.path())
+        .env_remove("LD_LIBRARY_PATH")
+        .env_remove("KIROCREW_GGML_BACKENDS_DIR")
+        .output()
+        .expect("run kirocrew");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let dir = stdout(&out);
+    let modules: Vec<_> = std::fs::read_dir(dir.trim())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("libggml-cpu-") && n.ends_with(".so"))
+        .collect();
+    assert!(modules.len() > 1, "one module per CPU variant: {modules:?}");
+
+    let out = ok(home.path(), &["doctor"]);
+    assert!(out.contains("ok    llama.cpp: CPU backend from"), "{out}");
+}
+
+#[test]
+fn the_cpu_kernels_come_from_the_modules_offered() {
+    // An AVX2-only module set (what an older CPU gets) still runs; the
+    // features reported are that module's, not the machine's.
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    if !cpuinfo.contains(" avx2") {
+        eprintln!("skipped: this CPU has no AVX2");
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let out = ok(home.path(), &["doctor", "--backends-dir"]);
+    let built = std::path::PathBuf::from(out.trim());
+    let only_haswell = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        built.join("libggml-cpu-haswell.so"),
+        only_haswell.path().join("libggml-cpu-haswell.so"),
+    )
+    .unwrap();
+    let out = Command::new(binary())
+        .arg("doctor")
+        .env("KIROCREW_HOME", home.path())
+        .env("KIROCREW_GGML_BACKENDS_DIR", only_haswell.path())
+        .output()
+        .expect("run kirocrew");
+    let report = stdout(&out);
+    let line = report
+        .lines()
+        .find(|l| l.contains("llama.cpp"))
+        .unwrap_or_default();
+    assert!(line.starts_with("ok    llama.cpp"), "{report}");
+    assert!(line.contains(" AVX2 "), "{line}");
+    assert!(!line.contains("AVX512"), "{line}");
+}
+
+#[test]
+fn a_wrong_backends_dir_is_a_clear_failure() {
+    let home = tempfile::tempdir().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(binary())
+            .args(args)
+            .env("KIROCREW_HOME", home.path())
+            .env("KIROCREW_GGML_BACKENDS_DIR", empty.path())
+            .output()
+            .expect("run kirocrew")
+    };
+    let out = run(&["doctor", "--backends-dir"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("KIROCREW_GGML_BACKENDS_DIR="),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&["doctor"]);
+    assert!(!out.status.success());
+    assert!(stdout(&out).contains("FAIL  llama.cpp"), "{}", stdout(&out));
+}
+
+#[test]
 fn doctor_reports_a_healthy_home() {
     let home = tempfile::tempdir().unwrap();
     let out = ok(home.path(), &["doctor"]);

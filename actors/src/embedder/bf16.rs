@@ -1,5 +1,4 @@
-//! A BF16 working copy of an F16 GGUF, for CPUs whose llama.cpp build has
-//! AVX512-BF16 kernels.
+//! A BF16 working copy of an F16 GGUF, for CPUs with AVX512-BF16.
 //!
 //! ## Why
 //! On one thread, a 256-token MiniLM embedding spends ~63% of its time in
@@ -15,11 +14,9 @@
 //! so the file keeps its model id (vector space).
 //!
 //! Without those kernels BF16 is *slower* than F16 (ggml's generic path),
-//! so the switch is taken only when the linked ggml reports them; see
-//! [`bf16_kernels`]. llama-cpp-sys-2 builds ggml for AVX2 unless told
-//! otherwise (`GGML_AVX512*` in the build environment, or
-//! `-C target-cpu=native` on such a CPU); with its default build this
-//! module stays idle.
+//! so the switch is taken only when the CPU backend ggml loaded at run
+//! time has them (`llama/cpu_backend.rs`: ggml's `zen4`, `cooperlake` and
+//! `sapphirerapids` variants, picked on CPUs with AVX512-BF16).
 //!
 //! ## How
 //! F16 and BF16 are both two bytes per weight, so the GGUF layout does not
@@ -49,13 +46,6 @@ const GGUF_DEFAULT_ALIGNMENT: u64 = 32;
 const GGML_MAX_DIMS: u32 = 4;
 const MAX_KEY_LEN: u64 = 64 * 1024;
 const MAX_ENTRIES: u64 = 1 << 24;
-
-/// Whether the linked llama.cpp has AVX512-BF16 matrix kernels (a build
-/// property: ggml answers from its compile-time flags).
-pub fn bf16_kernels() -> bool {
-    // SAFETY: a pure ggml function without arguments or state.
-    unsafe { llama_cpp_sys_2::ggml_cpu_has_avx512_bf16() != 0 }
-}
 
 /// What [`convert`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -33,10 +33,12 @@ use serde::Serialize;
 pub use backend::{
     BackendFactory, BackendStatus, EmbedError, EmbedKind, EmbeddingBackend, SharedBackend,
 };
-pub use bf16::bf16_kernels;
 pub use cache::{CacheStats, CACHE_CAPACITY};
 pub use handle::EmbedderHandle;
-pub use llama::{model_id_for, LlamaConfig, LlamaCppBackend, Weights, LOAD_COOLDOWN};
+pub use llama::{
+    bf16_kernels, cpu_backend, model_id_for, CpuBackend, LlamaConfig, LlamaCppBackend, Weights,
+    BACKENDS_DIR_ENV, LOAD_COOLDOWN,
+};
 pub use profile::{known_profiles, EmbeddingProfile, Pooling};
 
 use cache::EmbedCache;

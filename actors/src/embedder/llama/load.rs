@@ -94,7 +94,7 @@ fn open_model(
 ) -> Result<(LlamaModel, &'static str), String> {
     let params = LlamaModelParams::default();
     let bf16 = match config.weights {
-        Weights::Auto => bf16::bf16_kernels(),
+        Weights::Auto => super::cpu_backend::bf16_kernels(),
         Weights::Bf16 => true,
         Weights::Stored => false,
     };

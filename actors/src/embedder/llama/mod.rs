@@ -32,8 +32,12 @@
 //! the budget still gets a decode of its own (the context holds
 //! `max_tokens`).
 //!
+//! ## Kernels
+//! ggml's CPU backend is a module chosen at run time for the processor
+//! (`cpu_backend.rs`), loaded once before the llama.cpp backend starts.
+//!
 //! ## Weights
-//! An F16 model is computed in BF16 when the linked llama.cpp has
+//! An F16 model is computed in BF16 when that CPU backend has
 //! AVX512-BF16 kernels (see `bf16.rs`): ~40% faster, vectors within cosine
 //! 0.99997 of the F32 reference. The BF16 copy lives in an unlinked
 //! temporary file that llama.cpp maps; [`Weights`] can force either way.
@@ -58,8 +62,11 @@ use super::backend::{BackendStatus, EmbedError, EmbedKind, EmbeddingBackend};
 use super::pack::split_by_weight;
 use super::profile::EmbeddingProfile;
 
+mod cpu_backend;
 mod load;
 mod worker;
+
+pub use cpu_backend::{bf16_kernels, cpu_backend, CpuBackend, BACKENDS_DIR_ENV};
 
 use load::load;
 
@@ -123,6 +130,10 @@ fn llama_backend() -> Result<&'static LlamaBackend, EmbedError> {
     static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
     BACKEND
         .get_or_init(|| {
+            // The CPU kernels are a loadable module picked for this
+            // processor; without one nothing can run.
+            let cpu = cpu_backend()?;
+            tracing::info!(dir = %cpu.dir.display(), features = %cpu.features.join(" "), "llama.cpp CPU backend loaded");
             let mut backend = LlamaBackend::init().map_err(|e| e.to_string())?;
             // llama.cpp prints every tensor on load; our own logs say what matters.
             backend.void_logs();

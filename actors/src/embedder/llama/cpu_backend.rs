@@ -1,0 +1,283 @@
+//! Runtime choice of llama.cpp's CPU kernels (spec: "In-Process Embedder").
+//!
+//! ## Why
+//! ggml compiled for one instruction set is either slow on newer CPUs or
+//! crashes on older ones: the portable AVX2 build leaves AVX-512 and its
+//! BF16 dot products idle (~40% of a 256-token embedding on such a core),
+//! and a `-march=native` build dies with SIGILL on any other machine. So
+//! the build (llama-cpp-2's `dynamic-backends` feature) compiles ggml's CPU
+//! backend once per x86 micro-architecture level, from `x64` to
+//! `sapphirerapids`, as loadable modules (`libggml-cpu-<variant>.so`). At
+//! start-up ggml asks each module for its score on the running CPU (0 when
+//! it needs an instruction the CPU lacks) and keeps the best one: the same
+//! binary is portable and runs the fastest kernels the CPU has, which is
+//! what torch/oneDNN do too.
+//!
+//! ## Where the modules are
+//! Searched once per process, first hit wins:
+//! 1. `KIROCREW_GGML_BACKENDS_DIR`, when set (an error if it has none);
+//! 2. the executable's directory (a self-contained install);
+//! 3. `<exe dir>/../lib/kirocrew` (`make install-service`);
+//! 4. the build's own output directory (`make run`, `cargo test`).
+//!
+//! An explicit directory is always passed to ggml: its default search also
+//! tries the current directory, and loading code from wherever the daemon
+//! happens to be started is not something a service should do.
+
+use std::ffi::{CStr, CString, OsString};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// Environment variable naming the directory of the CPU backend modules.
+pub const BACKENDS_DIR_ENV: &str = "KIROCREW_GGML_BACKENDS_DIR";
+
+/// The CPU backend ggml picked for this process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CpuBackend {
+    /// Where its module was loaded from.
+    pub dir: PathBuf,
+    /// Instruction-set features the loaded variant was built with and the
+    /// CPU has (ggml's names: `AVX2`, `AVX512`, `AVX512_BF16`, …).
+    pub features: Vec<String>,
+}
+
+impl CpuBackend {
+    /// Whether ggml runs BF16 matrices with AVX512-BF16 instructions.
+    pub fn has_bf16_kernels(&self) -> bool {
+        self.features.iter().any(|f| f == "AVX512_BF16")
+    }
+}
+
+/// Loads the best CPU backend module once per process and reports it.
+/// Later calls return the first outcome: ggml's registry cannot unload.
+pub fn cpu_backend() -> Result<&'static CpuBackend, String> {
+    static LOADED: OnceLock<Result<CpuBackend, String>> = OnceLock::new();
+    LOADED
+        .get_or_init(|| {
+            let exe = std::env::current_exe().ok();
+            let dir = find_backends_dir(
+                std::env::var_os(BACKENDS_DIR_ENV),
+                exe.as_deref(),
+                llama_cpp_sys_2::BACKENDS_DIR,
+            )?;
+            load_from(&dir)
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// Whether the CPU backend in use has AVX512-BF16 kernels (false when no
+/// backend could be loaded: nothing will run then anyway).
+pub fn bf16_kernels() -> bool {
+    cpu_backend().is_ok_and(CpuBackend::has_bf16_kernels)
+}
+
+/// Picks the modules' directory (see the module docs for the order).
+fn find_backends_dir(
+    env: Option<OsString>,
+    exe: Option<&Path>,
+    built: Option<&str>,
+) -> Result<PathBuf, String> {
+    if let Some(dir) = env.filter(|d| !d.is_empty()) {
+        let dir = PathBuf::from(dir);
+        return if has_cpu_module(&dir) {
+            Ok(dir)
+        } else {
+            Err(format!(
+                "{BACKENDS_DIR_ENV}={}: no llama.cpp CPU backend module ({}) there",
+                dir.display(),
+                module_pattern()
+            ))
+        };
+    }
+    let exe_dir = exe.and_then(Path::parent);
+    let candidates = exe_dir
+        .map(Path::to_path_buf)
+        .into_iter()
+        .chain(exe_dir.map(|d| d.join("../lib/kirocrew")))
+        .chain(built.map(PathBuf::from));
+    let mut tried = Vec::new();
+    for dir in candidates {
+        if has_cpu_module(&dir) {
+            return Ok(dir);
+        }
+        tried.push(dir.display().to_string());
+    }
+    Err(format!(
+        "no llama.cpp CPU backend module ({}) in {}; install them beside the binary or set {BACKENDS_DIR_ENV}",
+        module_pattern(),
+        tried.join(", ")
+    ))
+}
+
+/// `libggml-cpu-*.so` on Linux.
+fn module_pattern() -> String {
+    format!(
+        "{}ggml-cpu-*{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    )
+}
+
+/// Whether `dir` holds at least one CPU backend module.
+fn has_cpu_module(dir: &Path) -> bool {
+    let prefix = format!("{}ggml-cpu-", std::env::consts::DLL_PREFIX);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        name.starts_with(&prefix) && name.ends_with(std::env::consts::DLL_SUFFIX)
+    })
+}
+
+/// Has ggml load the best module of every backend family in `dir`, then
+/// reads the CPU one's features.
+fn load_from(dir: &Path) -> Result<CpuBackend, String> {
+    let path = dir
+        .to_str()
+        .and_then(|s| CString::new(s).ok())
+        .ok_or_else(|| format!("{}: not a usable directory name", dir.display()))?;
+    // ggml would print a line per module to stderr; the caller logs the
+    // outcome (and llama-cpp-2 silences ggml for good once it starts).
+    // SAFETY: `quiet` matches `ggml_log_callback` and ignores its input;
+    // the path is a valid NUL-terminated string that ggml copies.
+    unsafe {
+        llama_cpp_sys_2::ggml_log_set(Some(quiet), std::ptr::null_mut());
+        llama_cpp_sys_2::ggml_backend_load_all_from_path(path.as_ptr());
+    }
+    let features = cpu_features().ok_or_else(|| {
+        format!(
+            "{}: no llama.cpp CPU backend module there runs on this processor",
+            dir.display()
+        )
+    })?;
+    Ok(CpuBackend {
+        dir: dir.to_path_buf(),
+        features,
+    })
+}
+
+/// A ggml log callback that drops the message.
+unsafe extern "C" fn quiet(
+    _level: llama_cpp_sys_2::ggml_log_level,
+    _text: *const std::os::raw::c_char,
+    _user: *mut std::os::raw::c_void,
+) {
+}
+
+/// The registered CPU backend's enabled features, or `None` when no CPU
+/// backend is registered.
+fn cpu_features() -> Option<Vec<String>> {
+    type GetFeatures = unsafe extern "C" fn(
+        llama_cpp_sys_2::ggml_backend_reg_t,
+    ) -> *mut llama_cpp_sys_2::ggml_backend_feature;
+
+    // SAFETY: ggml's registry API: the name is a static C string, the
+    // returned handles live as long as the process (modules are never
+    // unloaded), and "ggml_backend_get_features" has the signature
+    // `ggml_backend_get_features_t` (ggml-backend.h). The feature array is
+    // a static vector ending with a NULL name.
+    unsafe {
+        let reg = llama_cpp_sys_2::ggml_backend_reg_by_name(c"CPU".as_ptr());
+        if reg.is_null() {
+            return None;
+        }
+        let proc = llama_cpp_sys_2::ggml_backend_reg_get_proc_address(
+            reg,
+            c"ggml_backend_get_features".as_ptr(),
+        );
+        if proc.is_null() {
+            return Some(Vec::new());
+        }
+        let get: GetFeatures = std::mem::transmute(proc);
+        let mut features = Vec::new();
+        let mut item = get(reg);
+        while !item.is_null() && !(*item).name.is_null() {
+            let name = CStr::from_ptr((*item).name).to_string_lossy();
+            let value = if (*item).value.is_null() {
+                String::new()
+            } else {
+                CStr::from_ptr((*item).value).to_string_lossy().into_owned()
+            };
+            if value != "0" {
+                features.push(name.into_owned());
+            }
+            item = item.add(1);
+        }
+        Some(features)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir_with(files: &[&str]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for f in files {
+            std::fs::write(dir.path().join(f), b"").unwrap();
+        }
+        dir
+    }
+
+    fn module(variant: &str) -> String {
+        format!(
+            "{}ggml-cpu-{variant}{}",
+            std::env::consts::DLL_PREFIX,
+            std::env::consts::DLL_SUFFIX
+        )
+    }
+
+    #[test]
+    fn env_wins_and_must_hold_modules() {
+        let env = dir_with(&[&module("haswell")]);
+        let built = dir_with(&[&module("x64")]);
+        let found = find_backends_dir(Some(env.path().into()), None, built.path().to_str());
+        assert_eq!(found.unwrap(), env.path());
+
+        let empty = dir_with(&["libggml-base.so", "notes.txt"]);
+        let err =
+            find_backends_dir(Some(empty.path().into()), None, built.path().to_str()).unwrap_err();
+        assert!(err.contains(BACKENDS_DIR_ENV), "{err}");
+    }
+
+    #[test]
+    fn exe_dir_then_lib_dir_then_build_dir() {
+        let root = tempfile::tempdir().unwrap();
+        let bin = root.path().join("bin");
+        let lib = root.path().join("lib/kirocrew");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::create_dir_all(&lib).unwrap();
+        let exe = bin.join("kirocrew");
+        let built = dir_with(&[&module("x64")]);
+
+        let found = find_backends_dir(None, Some(&exe), built.path().to_str()).unwrap();
+        assert_eq!(found, built.path());
+
+        std::fs::write(lib.join(module("zen4")), b"").unwrap();
+        let found = find_backends_dir(None, Some(&exe), built.path().to_str()).unwrap();
+        assert_eq!(found, bin.join("../lib/kirocrew"));
+
+        std::fs::write(bin.join(module("x64")), b"").unwrap();
+        let found = find_backends_dir(None, Some(&exe), built.path().to_str()).unwrap();
+        assert_eq!(found, bin);
+    }
+
+    #[test]
+    fn nothing_found_names_every_place_tried() {
+        let exe_dir = tempfile::tempdir().unwrap();
+        let exe = exe_dir.path().join("kirocrew");
+        let err = find_backends_dir(Some(OsString::new()), Some(&exe), Some("/nonexistent/b"))
+            .unwrap_err();
+        assert!(err.contains("/nonexistent/b"), "{err}");
+        assert!(err.contains(&exe_dir.path().display().to_string()), "{err}");
+    }
+
+    #[test]
+    fn the_build_has_a_cpu_backend_for_this_machine() {
+        let backend = cpu_backend().expect("a CPU backend module loads");
+        assert!(!backend.features.is_empty(), "{backend:?}");
+    }
+}
