@@ -1,0 +1,198 @@
+//! The typed configuration ([`Settings`]) and the range checks its types
+//! cannot express.
+
+use std::net::IpAddr;
+
+use serde::{Deserialize, Serialize};
+
+use kirocrew_actors::vector_store::{normalize_prefix, StoreSettings};
+
+use super::ConfigError;
+
+/// The typed, validated configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// HTTP server.
+    pub server: ServerSettings,
+    /// API authentication.
+    pub auth: AuthSettings,
+    /// Logging.
+    pub log: LogSettings,
+    /// Memory subsystem.
+    pub memory: MemorySettings,
+}
+
+/// `server.*`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerSettings {
+    /// Address to bind (127.0.0.1 by default: the API is local-only).
+    pub bind: String,
+    /// TCP port; 0 picks a free one.
+    pub port: u16,
+    /// Largest accepted request body, in bytes (413 beyond).
+    pub body_limit_bytes: usize,
+    /// Largest accepted `POST /api/memory/import` body, in bytes.
+    pub import_limit_bytes: usize,
+    /// How long a graceful stop waits for in-flight requests.
+    pub shutdown_timeout_secs: u64,
+    /// HTTP worker threads.
+    pub workers: usize,
+    /// Extra `Host` header values accepted (e.g. a reverse proxy's name).
+    pub allowed_hosts: Vec<String>,
+}
+
+/// `auth.*`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthSettings {
+    /// Skip the bearer token for callers on a loopback address.
+    pub loopback_trusted: bool,
+}
+
+/// `log.*`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogSettings {
+    /// `text` or `json`.
+    pub format: String,
+}
+
+/// `memory.*`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemorySettings {
+    /// Idle time before a session's history is consolidated.
+    pub history_idle_hours: f64,
+    /// Daily history files older than this are pruned.
+    pub history_max_days: u32,
+    /// Seconds between heartbeat ticks (idle check; index rebuild every 15
+    /// ticks; history prune every 1,440).
+    pub heartbeat_interval_secs: u64,
+    /// Key prefixes allowed besides pref./project./user./lesson.
+    pub extra_prefixes: Vec<String>,
+    /// Confidence automated semantic writes need.
+    pub confidence_threshold: f64,
+    /// Audit events kept.
+    pub max_events: u32,
+    /// Active episodic fragments kept (least important, oldest evicted).
+    pub episodic_max: u64,
+    /// Character cap of the `[Semantic Memory]` block.
+    pub semantic_context_cap: usize,
+    /// Whether the legacy Markdown memory has been migrated.
+    pub migrated: bool,
+    /// Mirror URL of the embedding model (empty: the built-in default).
+    pub embed_model_url: String,
+    /// sha256 pin for a custom `embed_model_url`.
+    pub embed_model_sha256: String,
+    /// A local GGUF to embed with instead of the downloaded default.
+    pub embed_model_path: String,
+    /// Force an embedding profile (empty: detect from the GGUF).
+    pub embed_model_profile: String,
+    /// llama.cpp threads per embedding context (1 never collapses under load).
+    pub embed_threads: u32,
+    /// Parallel embedding contexts a batch is spread over.
+    pub embed_workers: u32,
+}
+
+impl Settings {
+    /// Range and format checks that types alone cannot express.
+    pub(super) fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |key: &str, reason: String| {
+            Err(ConfigError::InvalidValue {
+                key: key.to_owned(),
+                reason,
+            })
+        };
+        if self.server.bind.parse::<IpAddr>().is_err() {
+            return bad(
+                "server.bind",
+                format!("{:?} is not an IP address", self.server.bind),
+            );
+        }
+        if self.server.body_limit_bytes < 1024 {
+            return bad("server.body_limit_bytes", "must be at least 1024".into());
+        }
+        if self.server.import_limit_bytes < self.server.body_limit_bytes {
+            return bad(
+                "server.import_limit_bytes",
+                "must be at least server.body_limit_bytes".into(),
+            );
+        }
+        if !(1..=64).contains(&self.server.workers) {
+            return bad("server.workers", "must be between 1 and 64".into());
+        }
+        if !matches!(self.log.format.as_str(), "text" | "json") {
+            return bad(
+                "log.format",
+                format!("{:?} is not \"text\" or \"json\"", self.log.format),
+            );
+        }
+        let m = &self.memory;
+        if !(m.history_idle_hours.is_finite() && m.history_idle_hours > 0.0) {
+            return bad(
+                "memory.history_idle_hours",
+                "must be a positive number".into(),
+            );
+        }
+        if m.history_max_days == 0 {
+            return bad("memory.history_max_days", "must be at least 1".into());
+        }
+        if !(1..=86_400).contains(&m.heartbeat_interval_secs) {
+            return bad(
+                "memory.heartbeat_interval_secs",
+                "must be between 1 and 86400".into(),
+            );
+        }
+        if !(m.confidence_threshold.is_finite() && (0.0..=1.0).contains(&m.confidence_threshold)) {
+            return bad("memory.confidence_threshold", "must be in [0, 1]".into());
+        }
+        if m.episodic_max == 0 {
+            return bad("memory.episodic_max", "must be at least 1".into());
+        }
+        if m.max_events == 0 {
+            return bad("memory.max_events", "must be at least 1".into());
+        }
+        if !(1..=64).contains(&m.embed_threads) {
+            return bad("memory.embed_threads", "must be between 1 and 64".into());
+        }
+        if !(1..=16).contains(&m.embed_workers) {
+            return bad("memory.embed_workers", "must be between 1 and 16".into());
+        }
+        let profiles = kirocrew_actors::embedder::known_profiles();
+        if !m.embed_model_profile.is_empty() && !profiles.contains(&m.embed_model_profile.as_str())
+        {
+            return bad(
+                "memory.embed_model_profile",
+                format!("unknown profile; known: {}", profiles.join(", ")),
+            );
+        }
+        let sha = &m.embed_model_sha256;
+        let valid_pin = sha.len() == 64 && sha.chars().all(|c| c.is_ascii_hexdigit());
+        if !sha.is_empty() && !valid_pin {
+            return bad("memory.embed_model_sha256", "must be 64 hex digits".into());
+        }
+        for prefix in &m.extra_prefixes {
+            if let Err(reason) = normalize_prefix(prefix) {
+                return bad("memory.extra_prefixes", reason);
+            }
+        }
+        Ok(())
+    }
+
+    /// The vector store's tunables.
+    pub fn store_settings(&self) -> StoreSettings {
+        StoreSettings {
+            extra_prefixes: self
+                .memory
+                .extra_prefixes
+                .iter()
+                .filter_map(|p| normalize_prefix(p).ok())
+                .collect(),
+            confidence_threshold: self.memory.confidence_threshold,
+            max_events: self.memory.max_events,
+            episodic_max: self.memory.episodic_max,
+        }
+    }
+}
