@@ -5,8 +5,9 @@
 //! so that its CPU kernels can be chosen per processor at start-up (see
 //! `actors/src/embedder/llama/cpu_backend.rs`). The binary's run path
 //! names `../lib/kirocrew` beside it first (`make install-service`), then
-//! the build's own library directory (`make run`, `cargo test`), so nothing
-//! needs LD_LIBRARY_PATH.
+//! the build's own library directory (`make run`, `cargo test`), then the
+//! binary's own directory (a self-contained bundle), so nothing needs
+//! LD_LIBRARY_PATH.
 
 use std::path::PathBuf;
 
@@ -24,5 +25,6 @@ fn main() {
             runpath.push(out.join("lib").display().to_string());
         }
     }
+    runpath.push("$ORIGIN".to_owned());
     println!("cargo:rustc-link-arg-bins=-Wl,-rpath,{}", runpath.join(":"));
 }

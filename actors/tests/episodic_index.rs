@@ -66,6 +66,7 @@ impl EmbeddingBackend for HashingBackend {
             path: None,
             profile: None,
             weights: None,
+            kernels: None,
         }
     }
     fn close(&self) {}

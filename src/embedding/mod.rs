@@ -251,6 +251,11 @@ pub struct EmbeddingStatus {
     pub model_path: Option<String>,
     /// Load state: idle / loading / ready / failed / closed.
     pub model_state: &'static str,
+    /// Weights computed with, once loaded: `stored` or `bf16_from_f16`.
+    pub model_weights: Option<&'static str>,
+    /// The llama.cpp CPU kernels in use (features of the module picked
+    /// for this processor), once loaded.
+    pub cpu_kernels: Option<String>,
     /// The latest download or load error.
     pub error: Option<String>,
     /// Whether the dashboard should offer Retry.
@@ -309,6 +314,8 @@ impl EmbeddingStatus {
             model_dim: backend.and_then(|b| b.dim),
             model_path: backend.and_then(|b| b.path.clone()),
             model_state,
+            model_weights: backend.and_then(|b| b.weights),
+            cpu_kernels: backend.and_then(|b| b.kernels.clone()),
             can_retry: setup_step == "error",
             error,
             reembed,
@@ -348,6 +355,7 @@ mod tests {
                 model_id: Some("m".into()),
                 dim: Some(384),
                 weights: None,
+                kernels: None,
                 error: error.map(str::to_owned),
                 path: Some("/m/m.gguf".into()),
                 profile: None,

@@ -57,6 +57,11 @@ async fn semantic_search_ranks_by_meaning_once_the_model_is_ready() {
     assert_eq!(status["setup_step"], "done");
     assert_eq!(status["enabled"], true);
     assert_eq!(status["provider"], "ollama");
+    // A Q8_0 file is computed as stored; the kernels are the features of
+    // the CPU backend module ggml picked for this processor.
+    assert_eq!(status["model_weights"], "stored");
+    let kernels = status["cpu_kernels"].as_str().unwrap_or_default();
+    assert!(!kernels.is_empty(), "{status}");
 
     for (key, value) in [
         (

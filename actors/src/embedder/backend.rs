@@ -58,6 +58,10 @@ pub struct BackendStatus {
     /// The weights computed with, once loaded: `stored` (the file as is)
     /// or `bf16_from_f16` (a BF16 copy of an F16 file).
     pub weights: Option<&'static str>,
+    /// The llama.cpp CPU kernels computing it, once loaded: the features of
+    /// the CPU backend module picked for this processor (`AVX2`,
+    /// `AVX512_BF16`, …). `None` for backends that are not llama.cpp.
+    pub kernels: Option<String>,
     /// The last load error.
     pub error: Option<String>,
     /// The model file.

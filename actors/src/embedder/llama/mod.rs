@@ -398,6 +398,11 @@ impl EmbeddingBackend for LlamaCppBackend {
             model_id: Some(self.shared.model_id.clone()),
             dim: loaded.as_ref().map(|l| l.dim),
             weights: loaded.as_ref().map(|l| l.weights),
+            // Loaded implies the CPU backend is too: this only reads it.
+            kernels: loaded
+                .as_ref()
+                .and_then(|_| cpu_backend().ok())
+                .map(|cpu| cpu.features.join(" ")),
             error,
             path: Some(self.shared.config.path.display().to_string()),
             profile: loaded.map(|l| l.profile.clone()),
