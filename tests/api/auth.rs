@@ -160,6 +160,9 @@ async fn dashboard_page_is_served() {
         "/api/lessons",
         "/api/memory/episodic/search",
         "/api/memory/events",
+        "/api/memory/embedding-status",
+        "/api/memory/enable-embeddings",
+        "/api/memory/embedding-model",
     ] {
         assert!(page.contains(endpoint), "the page uses {endpoint}");
     }
