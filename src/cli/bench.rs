@@ -220,7 +220,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
     let model_id = backend.model_id();
     let weights = backend.status().weights.unwrap_or("stored");
     let cpu = kirocrew_actors::embedder::cpu_backend()
-        .map(|c| c.features.join(" "))
+        .map(|c| c.kernels())
         .unwrap_or_default();
     backend.close();
     if args.json {

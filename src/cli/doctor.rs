@@ -86,11 +86,7 @@ pub fn run(home: DataHome, args: DoctorArgs) -> anyhow::Result<ExitCode> {
     match kirocrew_actors::embedder::cpu_backend() {
         Ok(cpu) => report.ok(
             "llama.cpp",
-            format!(
-                "CPU backend from {} ({})",
-                cpu.dir.display(),
-                cpu.features.join(" ")
-            ),
+            format!("CPU backend from {} ({})", cpu.dir.display(), cpu.kernels()),
         ),
         Err(e) => report.fail("llama.cpp", e),
     }

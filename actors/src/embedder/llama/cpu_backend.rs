@@ -46,6 +46,12 @@ impl CpuBackend {
     pub fn has_bf16_kernels(&self) -> bool {
         self.features.iter().any(|f| f == "AVX512_BF16")
     }
+
+    /// The features as one line (`SSE3 … AVX512_BF16 …`), for logs and
+    /// status reports.
+    pub fn kernels(&self) -> String {
+        self.features.join(" ")
+    }
 }
 
 /// Loads the best CPU backend module once per process and reports it.

@@ -133,7 +133,7 @@ fn llama_backend() -> Result<&'static LlamaBackend, EmbedError> {
             // The CPU kernels are a loadable module picked for this
             // processor; without one nothing can run.
             let cpu = cpu_backend()?;
-            tracing::info!(dir = %cpu.dir.display(), features = %cpu.features.join(" "), "llama.cpp CPU backend loaded");
+            tracing::info!(dir = %cpu.dir.display(), features = %cpu.kernels(), "llama.cpp CPU backend loaded");
             let mut backend = LlamaBackend::init().map_err(|e| e.to_string())?;
             // llama.cpp prints every tensor on load; our own logs say what matters.
             backend.void_logs();
@@ -402,7 +402,7 @@ impl EmbeddingBackend for LlamaCppBackend {
             kernels: loaded
                 .as_ref()
                 .and_then(|_| cpu_backend().ok())
-                .map(|cpu| cpu.features.join(" ")),
+                .map(|cpu| cpu.kernels()),
             error,
             path: Some(self.shared.config.path.display().to_string()),
             profile: loaded.map(|l| l.profile.clone()),
