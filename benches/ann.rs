@@ -16,7 +16,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
-use kirocrew_actors::vector_store::ann::{build, exact_search, AnnIndex};
+use kirocrew_actors::ann::{build, exact_search, AnnIndex};
 
 const DIM: usize = 384;
 const K: usize = 10;

@@ -1,23 +1,53 @@
 //! # kirocrew-actors
 //!
-//! The stateful core of kirocrew. Every piece of mutable state (the memory
-//! database, later the embedding model, the skill ledger, hook processes) has
-//! exactly one owner here: an actix actor. Callers never touch that state
-//! directly; they send messages through a cloneable `…Handle` whose async
-//! methods return `Result<_, …Error>`, so `Addr<T>` and `MailboxError` never
-//! leak into the HTTP layer (`src/http`) or the CLI (`src/cli`).
+//! The stateful core of kirocrew. Every piece of mutable state has exactly
+//! one owner here: an actix actor. Callers never touch that state directly;
+//! they hold a cloneable `…Handle` whose async methods return
+//! `Result<_, …Error>`, so `Addr<T>` and `MailboxError` never leak into the
+//! HTTP layer (`src/http`) or the CLI (`src/cli`). Nothing in this crate
+//! knows about HTTP.
+//!
+//! ## The actors
+//!
+//! | actor (module) | owns | talked to by |
+//! |---|---|---|
+//! | `VectorStore` ([`vector_store`]) | memory.db: semantic rows, episodic fragments + their HNSW index, lessons, the audit trail, the embedding space | HTTP memory/lessons routes, CLI `memory`/`learn`, migration, embedding apply flow |
+//! | `Embedder` ([`embedder`]) | the embedding backend (llama.cpp) and its cache | `VectorStoreHandle` (embed before commit), embedding routes, `bench embed` |
+//! | `DownloadManager` ([`download`]) | the model file, its staging files and download status | start-up task, enable-embeddings and status routes |
+//! | `MemoryFiles` ([`memory_files`]) | `workspace/memory/` (preferences, projects, history) and `memory_index.db` | memory-files routes, CLI `memory search --files`, heartbeat, migration |
+//! | `Heartbeat` ([`heartbeat`]) | the tick counter and live history settings | the daemon (start/stop), settings route; it drives `MemoryFiles` and notifies idle-check subscribers over a channel |
+//!
+//! Every actor module has the same shape: `mod.rs` (docs, file list,
+//! re-exports only), `actor.rs` (the struct, its lifecycle and supervision),
+//! `messages.rs` (one `pub(crate)` struct per request, imperative
+//! verb–noun, each with a thin handler answering `Result<_, ItsError>`),
+//! `handle.rs` (the public `…Handle`; every call goes through
+//! [`ask`](crate::ask) so a dead mailbox becomes the error type's
+//! `Unavailable`), `error.rs` (one `thiserror` enum with
+//! `From<MailboxError>`), and pure logic in plain files beside them,
+//! unit-tested without actix. `vector_store` repeats that shape once per
+//! domain (`semantic/`, `episodic/`, `lessons/`, `space/`, `transfer/`).
 //!
 //! Serialization comes from the owner's mailbox rather than from locks: the
-//! reference implementation guarded one SQLite connection with a process-wide
-//! `RLock` (spec: "Vector Memory → Thread safety"); here a read-modify-write
-//! runs inside an `AtomicResponse` handler, so no other message of the same
-//! actor interleaves with it.
+//! reference implementation guarded one SQLite connection with a
+//! process-wide `RLock` (spec: "Vector Memory → Thread safety"); here a
+//! read-modify-write runs inside an `AtomicResponse` handler, so no other
+//! message of the same actor interleaves with it.
 //!
-//! Pure domain logic (validation, scoring, screening, rendering) lives in plain
-//! functions beside each actor and is unit-tested without actix.
+//! ## Not actors
 //!
-//! Nothing in this crate knows about HTTP.
+//! - [`ann`]: approximate nearest neighbours (usearch HNSW) over vectors
+//!   keyed by row id; knows nothing of the store (callers pass the space
+//!   signature).
+//! - [`screening`]: prompt-injection patterns and redaction (pure).
+//! - [`lessons_file`]: the `lessons.jsonl` fallback when memory.db is
+//!   unavailable.
+//! - [`migration`]: one-shot import of the legacy Markdown memory and
+//!   lessons through the store's ordinary writers.
+//! - [`clock`]: the injectable time source every time-dependent rule uses.
 
+pub mod ann;
+mod ask;
 pub mod clock;
 pub mod download;
 pub mod embedder;

@@ -1,11 +1,11 @@
-//! The episodic vector index (`vector_store::ann`): keyed by row id,
+//! The episodic vector index (`ann`): keyed by row id,
 //! tombstones, replacement, persistence with its sidecar, and recall of the
 //! HNSW graph against the exact scan on clustered 384-d data.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use kirocrew_actors::vector_store::ann::{build, exact_search, sidecar_path, AnnIndex, IndexMeta};
+use kirocrew_actors::ann::{build, exact_search, sidecar_path, AnnIndex, IndexMeta};
 
 const DIM: usize = 384;
 const MODEL: &str = "test/minilm";
@@ -76,7 +76,7 @@ fn ids(results: &[(u64, f32)]) -> Vec<u64> {
 }
 
 fn meta(count: usize) -> IndexMeta {
-    IndexMeta::new(MODEL, DIM, count as u64)
+    IndexMeta::new(format!("{MODEL}/{DIM}"), count as u64)
 }
 
 fn saved(dir: &Path, index: &AnnIndex) -> PathBuf {
@@ -222,9 +222,9 @@ fn load_refuses_another_space_or_count() {
     let path = saved(dir.path(), &index);
 
     assert!(AnnIndex::load(&path, &meta(100)).unwrap().is_some());
-    let other_model = IndexMeta::new("test/other", DIM, 100);
+    let other_model = IndexMeta::new(format!("test/other/{DIM}"), 100);
     assert!(AnnIndex::load(&path, &other_model).unwrap().is_none());
-    let other_dim = IndexMeta::new(MODEL, 768, 100);
+    let other_dim = IndexMeta::new(format!("{MODEL}/768"), 100);
     assert!(AnnIndex::load(&path, &other_dim).unwrap().is_none());
     assert!(AnnIndex::load(&path, &meta(99)).unwrap().is_none());
     assert!(AnnIndex::load(&path, &meta(101)).unwrap().is_none());

@@ -14,15 +14,9 @@ use kirocrew_actors::embedder::{
 };
 use serde_json::Value;
 
-fn models_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/models");
-    if dir.join("all-minilm-l6-v2-f16.gguf").exists() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: ../shared/models is absent");
-        None
-    }
-}
+mod common;
+
+use common::models_dir;
 
 struct Reference {
     text: String,

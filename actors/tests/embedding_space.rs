@@ -4,19 +4,14 @@
 
 use std::sync::Arc;
 
-use kirocrew_actors::clock::system_clock;
+mod common;
+
 use kirocrew_actors::vector_store::{
-    CommitVector, SemanticWrite, StoreSettings, VectorStoreError, VectorStoreHandle,
+    CommitVector, SemanticWrite, VectorStoreError, VectorStoreHandle,
 };
 
 async fn open(dir: &tempfile::TempDir) -> VectorStoreHandle {
-    VectorStoreHandle::open(
-        dir.path().join("memory.db"),
-        StoreSettings::default(),
-        system_clock(),
-    )
-    .await
-    .unwrap()
+    common::open_store(dir.path()).await
 }
 
 fn write(key: &str, value: &str) -> SemanticWrite {

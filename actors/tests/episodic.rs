@@ -2,38 +2,20 @@
 //! preservation mode, tombstones, and (with the shared MiniLM model) vector
 //! search with decay, the relevance gate and near-duplicate rejection.
 
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
+mod common;
 
 use chrono::{TimeZone, Utc};
-use kirocrew_actors::clock::system_clock;
-use kirocrew_actors::embedder::{EmbedderHandle, LlamaConfig, LlamaCppBackend, SharedBackend};
 use kirocrew_actors::vector_store::episodic::{EpisodicQuery, EpisodicWrite, SearchMode};
 use kirocrew_actors::vector_store::{StoreSettings, VectorStoreError, VectorStoreHandle};
+
+use common::with_model;
 
 async fn open(dir: &tempfile::TempDir, max: u64) -> VectorStoreHandle {
     let settings = StoreSettings {
         episodic_max: max,
         ..StoreSettings::default()
     };
-    VectorStoreHandle::open(dir.path().join("memory.db"), settings, system_clock())
-        .await
-        .unwrap()
-}
-
-async fn with_model(store: VectorStoreHandle) -> Option<VectorStoreHandle> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/models/all-minilm-l6-v2-q8_0.gguf");
-    if !path.exists() {
-        eprintln!("skipped: ../shared/models is absent");
-        return None;
-    }
-    let embedder = EmbedderHandle::start(Arc::new(move || {
-        Arc::new(LlamaCppBackend::new(LlamaConfig::new(path.clone()))) as SharedBackend
-    }));
-    assert!(embedder.wait_ready(Duration::from_secs(60)).await.unwrap());
-    Some(store.with_ready_embedder(embedder).await.unwrap())
+    common::open_store_with(dir.path(), settings).await
 }
 
 fn write(text: &str, importance: f64) -> EpisodicWrite {

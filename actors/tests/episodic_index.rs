@@ -9,6 +9,8 @@
 //! from. Retrieval quality with the real model is measured by
 //! `kirocrew bench locomo`.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,7 +18,7 @@ use kirocrew_actors::clock::system_clock;
 use kirocrew_actors::embedder::{
     BackendStatus, EmbedError, EmbedKind, EmbedderHandle, EmbeddingBackend, SharedBackend,
 };
-use kirocrew_actors::vector_store::episodic::index::{index_path, ANN_MIN_ROWS};
+use kirocrew_actors::vector_store::episodic::{index_path, ANN_MIN_ROWS};
 use kirocrew_actors::vector_store::episodic::{EpisodicQuery, EpisodicWrite, SearchMode};
 use kirocrew_actors::vector_store::{StoreSettings, VectorStoreHandle};
 
@@ -73,16 +75,15 @@ impl EmbeddingBackend for HashingBackend {
 }
 
 async fn open(path: &std::path::Path) -> VectorStoreHandle {
-    let store = VectorStoreHandle::open(
-        path.to_path_buf(),
+    let store = common::open_db(
+        path,
         StoreSettings {
             episodic_max: 100_000,
             ..StoreSettings::default()
         },
         system_clock(),
     )
-    .await
-    .unwrap();
+    .await;
     let embedder = EmbedderHandle::start(Arc::new(|| Arc::new(HashingBackend) as SharedBackend));
     store.with_ready_embedder(embedder).await.unwrap()
 }
@@ -120,7 +121,7 @@ async fn write_rows(store: &VectorStoreHandle, range: std::ops::Range<usize>) ->
 /// Searches (which also triggers the build) until the index is ready.
 async fn until_ready(
     store: &VectorStoreHandle,
-) -> kirocrew_actors::vector_store::episodic::index::IndexState {
+) -> kirocrew_actors::vector_store::episodic::IndexState {
     for _ in 0..200 {
         store
             .search_episodic(EpisodicQuery::new("violin", 1))

@@ -2,11 +2,9 @@
 //! index rebuild every 15 ticks, a prune every 1,440 ticks using the live
 //! `history_max_days`, the interval timer, and the start-up prune.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use actix::prelude::*;
 use chrono::{TimeZone, Utc};
 use kirocrew_actors::clock::{ManualClock, SharedClock};
 use kirocrew_actors::heartbeat::{
@@ -14,23 +12,17 @@ use kirocrew_actors::heartbeat::{
 };
 use kirocrew_actors::memory_files::{MemoryFilesConfig, MemoryFilesHandle};
 use tempfile::TempDir;
+use tokio::sync::mpsc;
 
-struct Counter {
-    seen: Arc<AtomicUsize>,
-    last: Arc<Mutex<Option<CheckIdleSessions>>>,
-}
-
-impl Actor for Counter {
-    type Context = Context<Self>;
-}
-
-impl Handler<CheckIdleSessions> for Counter {
-    type Result = ();
-
-    fn handle(&mut self, msg: CheckIdleSessions, _: &mut Context<Self>) {
-        self.seen.fetch_add(1, Ordering::SeqCst);
-        *self.last.lock().unwrap() = Some(msg);
+/// Drains the subscriber's queue: how many checks arrived, and the last.
+fn drain(rx: &mut mpsc::Receiver<CheckIdleSessions>) -> (usize, Option<CheckIdleSessions>) {
+    let mut seen = 0;
+    let mut last = None;
+    while let Ok(check) = rx.try_recv() {
+        seen += 1;
+        last = Some(check);
     }
+    (seen, last)
 }
 
 fn setup(
@@ -78,14 +70,9 @@ async fn ticks_check_idle_rebuild_every_15_and_prune_every_1440() {
     let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 14, 12, 0, 0).unwrap());
     write_old_day(&home, 40, &clock);
     let (files, heartbeat) = setup(&home, clock.clone(), Duration::from_secs(3600), false);
-    let seen = Arc::new(AtomicUsize::new(0));
-    let last = Arc::new(Mutex::new(None));
-    let counter = Counter {
-        seen: seen.clone(),
-        last: last.clone(),
-    }
-    .start();
-    heartbeat.subscribe_idle(counter.recipient()).await.unwrap();
+    // Room for every check of the test, so none is skipped as "busy".
+    let (tx, mut rx) = mpsc::channel(2_000);
+    heartbeat.subscribe_idle(tx).await.unwrap();
 
     for tick in 1..=15u64 {
         clock.advance(chrono::Duration::seconds(60));
@@ -95,9 +82,9 @@ async fn ticks_check_idle_rebuild_every_15_and_prune_every_1440() {
         assert_eq!(report.rebuilt.is_some(), tick == 15, "tick {tick}");
         assert!(report.pruned.is_none());
     }
-    actix_rt::time::sleep(Duration::from_millis(50)).await;
-    assert_eq!(seen.load(Ordering::SeqCst), 15);
-    let check = last.lock().unwrap().clone().unwrap();
+    let (seen, last) = drain(&mut rx);
+    assert_eq!(seen, 15);
+    let check = last.unwrap();
     assert_eq!(
         check.now,
         Utc.with_ymd_and_hms(2026, 3, 14, 12, 15, 0).unwrap()
@@ -126,11 +113,9 @@ async fn ticks_check_idle_rebuild_every_15_and_prune_every_1440() {
     assert!(report.rebuilt.is_some());
     assert_eq!(report.pruned.unwrap().removed.len(), 1);
     assert_eq!(history_count(&home), 0);
-    actix_rt::time::sleep(Duration::from_millis(50)).await;
-    assert_eq!(
-        last.lock().unwrap().clone().unwrap().idle_after,
-        chrono::Duration::minutes(30)
-    );
+    let (seen, last) = drain(&mut rx);
+    assert_eq!(seen, 1_425);
+    assert_eq!(last.unwrap().idle_after, chrono::Duration::minutes(30));
     let status = heartbeat.status().await.unwrap();
     assert_eq!(status.ticks, 1_440);
     assert!(status.last_prune_at.is_some() && status.last_rebuild_at.is_some());
@@ -144,6 +129,12 @@ async fn ticks_check_idle_rebuild_every_15_and_prune_every_1440() {
     assert_eq!(
         heartbeat.history_settings().await.unwrap().history_max_days,
         30
+    );
+    drop(rx);
+    let report = heartbeat.tick().await.unwrap();
+    assert_eq!(
+        report.idle_checks, 0,
+        "a subscriber whose receiver is gone is dropped"
     );
     heartbeat.stop();
     files.close().await.unwrap();

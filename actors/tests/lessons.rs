@@ -1,33 +1,13 @@
 //! Lessons through the store handle: the ladder against user_explicit, and
 //! (with the shared MiniLM model) the embedding rung and lazy backfills.
 
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
+mod common;
 
-use kirocrew_actors::clock::system_clock;
-use kirocrew_actors::embedder::{EmbedderHandle, LlamaConfig, LlamaCppBackend, SharedBackend};
 use kirocrew_actors::vector_store::lessons::{LessonOutcome, LessonWrite};
-use kirocrew_actors::vector_store::{StoreSettings, VectorStoreError, VectorStoreHandle};
+use kirocrew_actors::vector_store::{VectorStoreError, VectorStoreHandle};
 
 async fn open(dir: &tempfile::TempDir) -> VectorStoreHandle {
-    VectorStoreHandle::open(
-        dir.path().join("memory.db"),
-        StoreSettings::default(),
-        system_clock(),
-    )
-    .await
-    .unwrap()
-}
-
-async fn with_model(store: VectorStoreHandle) -> VectorStoreHandle {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/models/all-minilm-l6-v2-q8_0.gguf");
-    let embedder = EmbedderHandle::start(Arc::new(move || {
-        Arc::new(LlamaCppBackend::new(LlamaConfig::new(path.clone()))) as SharedBackend
-    }));
-    assert!(embedder.wait_ready(Duration::from_secs(60)).await.unwrap());
-    store.with_ready_embedder(embedder).await.unwrap()
+    common::open_store(dir.path()).await
 }
 
 #[actix_rt::test]
@@ -88,7 +68,9 @@ async fn lazy_backfill_and_vector_ranked_context() {
         plain.write_lesson(LessonWrite::user(rule)).await.unwrap();
     }
     assert_eq!(plain.stats().await.unwrap().semantic.embedded, 0);
-    let store = with_model(plain).await;
+    let Some(store) = common::with_model(plain).await else {
+        return;
+    };
     // One write embeds its rule and backfills the three others.
     store
         .write_lesson(LessonWrite::user("run the linter before pushing"))

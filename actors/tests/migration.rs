@@ -3,15 +3,16 @@
 //! into a real store: what lands where, idempotency, and that rows written
 //! by the user survive.
 
+mod common;
+
 use std::path::Path;
 
-use kirocrew_actors::clock::system_clock;
 use kirocrew_actors::migration::{
     legacy_content_present, record_migration_event, run_migration, LegacySources,
 };
 use kirocrew_actors::vector_store::lessons::{lesson_key, LessonWrite};
 use kirocrew_actors::vector_store::{
-    SemanticWrite, StoreSettings, VectorStoreError, VectorStoreHandle, USER_EXPLICIT,
+    SemanticWrite, VectorStoreError, VectorStoreHandle, USER_EXPLICIT,
 };
 use serde_json::json;
 use tempfile::TempDir;
@@ -78,13 +79,7 @@ fn write_legacy(home: &Path) -> LegacySources {
 }
 
 async fn open(dir: &Path) -> VectorStoreHandle {
-    VectorStoreHandle::open(
-        dir.join("memory.db"),
-        StoreSettings::default(),
-        system_clock(),
-    )
-    .await
-    .unwrap()
+    common::open_store(dir).await
 }
 
 #[actix_rt::test]

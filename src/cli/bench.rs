@@ -169,7 +169,7 @@ fn measure(
 }
 
 /// Runs a bench command.
-pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
+pub(super) fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
     let args = match cmd {
         BenchCommand::Embed(args) => args,
         BenchCommand::Locomo(args) => return super::bench_locomo::run(args),

@@ -143,7 +143,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 /// Runs the benchmark.
-pub fn run(args: LocomoArgs) -> anyhow::Result<std::process::ExitCode> {
+pub(super) fn run(args: LocomoArgs) -> anyhow::Result<std::process::ExitCode> {
     crate::telemetry::init(false, "warn");
     let turns: Vec<Turn> = read_jsonl(&args.data.join("memories.jsonl"))?;
     let questions: Vec<Question> = read_jsonl(&args.data.join("queries.jsonl"))?;

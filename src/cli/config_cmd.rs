@@ -30,7 +30,7 @@ pub enum ConfigCommand {
 }
 
 /// Runs a config command.
-pub fn run(home: DataHome, cmd: ConfigCommand) -> anyhow::Result<ExitCode> {
+pub(super) fn run(home: DataHome, cmd: ConfigCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         ConfigCommand::Get { key } => {
             let loaded = super::load_config(&home)?;

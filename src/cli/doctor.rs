@@ -37,7 +37,7 @@ pub struct DoctorArgs {
 }
 
 /// Runs every check, or prints the backends directory.
-pub fn run(home: DataHome, args: DoctorArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(home: DataHome, args: DoctorArgs) -> anyhow::Result<ExitCode> {
     if args.backends_dir {
         let cpu = kirocrew_actors::embedder::cpu_backend().map_err(anyhow::Error::msg)?;
         println!("{}", cpu.dir.display());

@@ -48,7 +48,7 @@ fn parse_category(name: &str) -> Result<LessonCategory, String> {
 }
 
 /// Runs a learn command.
-pub fn run(home: DataHome, cmd: LearnCommand) -> anyhow::Result<ExitCode> {
+pub(super) fn run(home: DataHome, cmd: LearnCommand) -> anyhow::Result<ExitCode> {
     let loaded = super::load_config(&home)?;
     crate::telemetry::init(false, "warn");
     home.ensure()?;

@@ -5,28 +5,26 @@
 //! can never disagree about the rules. SQLite WAL plus `BEGIN IMMEDIATE`
 //! writes let both run on one file at once.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Subcommand;
-use serde_json::Value;
 
+use super::memory_commands as commands;
 use crate::config::Settings;
 use crate::embedding::{choose_model, MODEL_PATH_ENV};
 use crate::home::DataHome;
+use kirocrew_actors::clock::system_clock;
 use kirocrew_actors::download::ModelSource;
 use kirocrew_actors::embedder::{EmbedderHandle, LlamaConfig, LlamaCppBackend, SharedBackend};
-use std::sync::Arc;
+use kirocrew_actors::vector_store::episodic::SearchMode;
+use kirocrew_actors::vector_store::{VectorStoreHandle, USER_EXPLICIT};
 
 /// How long a one-shot command waits for the model to load.
 const MODEL_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
-use kirocrew_actors::clock::system_clock;
-use kirocrew_actors::vector_store::episodic::{EpisodicQuery, SearchMode};
-use kirocrew_actors::vector_store::{
-    SemanticEntry, SemanticWrite, VectorStoreHandle, USER_EXPLICIT,
-};
 
 /// `kirocrew memory …`
 #[derive(Debug, Subcommand)]
@@ -139,7 +137,7 @@ impl From<EpisodicModeArg> for SearchMode {
 }
 
 /// Runs a memory command on its own actix system.
-pub fn run(home: DataHome, cmd: MemoryCommand) -> anyhow::Result<ExitCode> {
+pub(super) fn run(home: DataHome, cmd: MemoryCommand) -> anyhow::Result<ExitCode> {
     let loaded = super::load_config(&home)?;
     crate::telemetry::init(false, "warn");
     home.ensure()?;
@@ -181,7 +179,10 @@ pub fn run(home: DataHome, cmd: MemoryCommand) -> anyhow::Result<ExitCode> {
             MemoryCommand::Migrate { json } => {
                 super::memory_files::migrate(&home, &store, json).await
             }
-            cmd => execute(&store, cmd, settings.memory.semantic_context_cap).await,
+            cmd => {
+                let mut out = std::io::stdout().lock();
+                execute(&store, cmd, settings.memory.semantic_context_cap, &mut out).await
+            }
         };
         if let Some(embedder) = embedder {
             let _ = embedder.close().await;
@@ -224,25 +225,21 @@ pub(crate) async fn local_embedder(home: &DataHome, settings: &Settings) -> Opti
     }
 }
 
-async fn execute(
+/// Runs one command against an open store, writing its output to `out`
+/// (standard output for the CLI; the operator console passes its own).
+/// `Migrate` needs the data home and is run by [`run`].
+pub(crate) async fn execute(
     store: &VectorStoreHandle,
     cmd: MemoryCommand,
     default_cap: usize,
+    out: &mut impl Write,
 ) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
     match cmd {
         MemoryCommand::List {
             prefix,
             limit,
             json,
-        } => {
-            let entries = store.list_semantic(prefix, limit).await?;
-            if json {
-                writeln!(out, "{}", serde_json::to_string_pretty(&entries)?)?;
-            } else {
-                print_entries(&mut out, entries.iter().map(|e| (e, None)))?;
-            }
-        }
+        } => commands::list(store, prefix, limit, json, out).await,
         MemoryCommand::Search {
             query,
             episodic: true,
@@ -251,31 +248,7 @@ async fn execute(
             json,
             context,
             files: _,
-        } => {
-            if let Some(cap) = context {
-                writeln!(out, "{}", store.episodic_context(&query, cap).await?)?;
-            } else {
-                let mut q = EpisodicQuery::new(query, limit);
-                q.mode = mode.into();
-                let hits = store.search_episodic(q).await?;
-                if json {
-                    writeln!(out, "{}", serde_json::to_string_pretty(&hits)?)?;
-                } else {
-                    for h in hits {
-                        let cosine = h.cosine.map_or("-".to_owned(), |c| format!("{c:.3}"));
-                        writeln!(
-                            out,
-                            "#{:<6} score {:.3}  cosine {cosine}  decay {:.3}  {}  {}",
-                            h.entry.id,
-                            h.score,
-                            h.decay,
-                            h.entry.created_at.get(..10).unwrap_or(&h.entry.created_at),
-                            h.entry.text.replace('\n', " ")
-                        )?;
-                    }
-                }
-            }
-        }
+        } => commands::search_episodic(store, &query, mode.into(), limit, json, context, out).await,
         MemoryCommand::Search {
             query,
             limit,
@@ -283,138 +256,20 @@ async fn execute(
             context,
             ..
         } => {
-            if let Some(cap) = context {
-                let block = store.semantic_context(&query, cap.min(default_cap)).await?;
-                writeln!(out, "{block}")?;
-            } else {
-                let found = store.search_semantic(&query, limit).await?;
-                if json {
-                    writeln!(out, "{}", serde_json::to_string_pretty(&found)?)?;
-                } else {
-                    print_entries(&mut out, found.iter().map(|s| (&s.entry, Some(s.score))))?;
-                }
-            }
+            let context = context.map(|cap| cap.min(default_cap));
+            commands::search_semantic(store, &query, limit, json, context, out).await
         }
-        MemoryCommand::Stats => {
-            writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&store.stats().await?)?
-            )?;
-        }
-        MemoryCommand::Audit { limit, json } => {
-            let events = store.list_events(limit).await?;
-            if json {
-                writeln!(out, "{}", serde_json::to_string_pretty(&events)?)?;
-            } else {
-                for e in events {
-                    writeln!(
-                        out,
-                        "{}  {:<17} {:<9} {:<32} {} -> {}  ({})",
-                        e.ts,
-                        e.event_type,
-                        e.memory_type,
-                        e.key,
-                        e.old_value.as_deref().unwrap_or("-"),
-                        e.new_value.as_deref().unwrap_or("-"),
-                        e.source
-                    )?;
-                }
-            }
-        }
-        MemoryCommand::Export { output } => {
-            let doc = serde_json::to_string_pretty(&store.export().await?)?;
-            match output {
-                Some(path) => {
-                    write_file_atomically(&path, doc.as_bytes())?;
-                    eprintln!("exported to {}", path.display());
-                }
-                None => writeln!(out, "{doc}")?,
-            }
-        }
-        MemoryCommand::Import { file } => {
-            let text = read_input(&file)?;
-            let doc: Value = serde_json::from_str(&text)
-                .with_context(|| format!("{} is not valid JSON", file.display()))?;
-            let report = store.import(doc).await?;
-            writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
-            if report.rejected > 0 {
-                eprintln!("{} entries were rejected (see details)", report.rejected);
-                return Ok(ExitCode::FAILURE);
-            }
-        }
+        MemoryCommand::Stats => commands::stats(store, out).await,
+        MemoryCommand::Audit { limit, json } => commands::audit(store, limit, json, out).await,
+        MemoryCommand::Export { output } => commands::export(store, output.as_deref(), out).await,
+        MemoryCommand::Import { file } => commands::import(store, &file, out).await,
         MemoryCommand::Set {
             key,
             value,
             confidence,
             source,
-        } => {
-            let value = serde_json::from_str(&value).unwrap_or(Value::String(value));
-            let confidence = match confidence {
-                Some(c) => c,
-                None if source == USER_EXPLICIT => 1.0,
-                None => anyhow::bail!("--confidence is required for source {source:?}"),
-            };
-            let (outcome, entry) = store
-                .write_semantic(SemanticWrite {
-                    key,
-                    value,
-                    confidence,
-                    source,
-                })
-                .await?;
-            writeln!(out, "{}: {}", serde_json::to_value(outcome)?, entry.key)?;
-        }
-        MemoryCommand::Delete { key } => {
-            store.delete_semantic(&key, "cli").await?;
-            writeln!(out, "deleted: {key}")?;
-        }
-        // `run` handles it: it needs the data home.
+        } => commands::set(store, key, value, confidence, source, out).await,
+        MemoryCommand::Delete { key } => commands::delete(store, &key, out).await,
         MemoryCommand::Migrate { .. } => anyhow::bail!("migrate is run by `run`"),
     }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn print_entries<'a>(
-    out: &mut impl Write,
-    entries: impl Iterator<Item = (&'a SemanticEntry, Option<f64>)>,
-) -> std::io::Result<()> {
-    let mut any = false;
-    for (entry, score) in entries {
-        any = true;
-        let score = score.map(|s| format!(" score={s:.3}")).unwrap_or_default();
-        writeln!(
-            out,
-            "{}: {}  [{} {:.2} {}{}]",
-            entry.key, entry.value, entry.source, entry.confidence, entry.updated_at, score
-        )?;
-    }
-    if !any {
-        writeln!(out, "(no entries)")?;
-    }
-    Ok(())
-}
-
-fn read_input(path: &PathBuf) -> anyhow::Result<String> {
-    if path.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text)?;
-        Ok(text)
-    } else {
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
-    }
-}
-
-fn write_file_atomically(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => std::path::Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("creating a file in {}", dir.display()))?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path)
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
 }

@@ -22,7 +22,12 @@ use kirocrew_actors::memory_files::{MemoryFilesConfig, MemoryFilesHandle};
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
 /// Searches the Markdown memory files and prints the hits.
-pub fn search(home: &DataHome, query: &str, limit: u32, json: bool) -> anyhow::Result<ExitCode> {
+pub(super) fn search(
+    home: &DataHome,
+    query: &str,
+    limit: u32,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
     if !(1..=100).contains(&limit) {
         anyhow::bail!("--limit must be between 1 and 100 with --files");
     }
@@ -61,7 +66,7 @@ pub fn search(home: &DataHome, query: &str, limit: u32, json: bool) -> anyhow::R
 }
 
 /// Runs the migration into `store` and prints its report.
-pub async fn migrate(
+pub(super) async fn migrate(
     home: &DataHome,
     store: &VectorStoreHandle,
     json: bool,

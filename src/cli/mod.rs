@@ -11,6 +11,7 @@ mod config_cmd;
 mod doctor;
 mod learn;
 mod memory;
+mod memory_commands;
 mod memory_files;
 mod serve;
 

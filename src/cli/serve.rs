@@ -20,7 +20,7 @@ pub struct ServeArgs {
 }
 
 /// Runs the daemon until SIGTERM/SIGINT.
-pub fn run(home: DataHome, args: ServeArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(home: DataHome, args: ServeArgs) -> anyhow::Result<ExitCode> {
     let mut loaded = super::load_config(&home)?;
     telemetry::init(loaded.settings.log.format == "json", "info,sqlx=warn");
     for warning in &loaded.warnings {

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::helpers::binary;
 
-pub fn run_cli(home: &Path, args: &[&str]) -> Output {
+pub(crate) fn run_cli(home: &Path, args: &[&str]) -> Output {
     Command::new(binary())
         .args(args)
         .env("KIROCREW_HOME", home)
@@ -18,11 +18,11 @@ pub fn run_cli(home: &Path, args: &[&str]) -> Output {
         .expect("run kirocrew")
 }
 
-pub fn stdout(output: &Output) -> String {
+pub(crate) fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-pub fn stderr(output: &Output) -> String {
+pub(crate) fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 

@@ -11,7 +11,7 @@ use tempfile::TempDir;
 use tokio::sync::oneshot;
 
 /// A running in-process server.
-pub struct TestApp {
+pub(crate) struct TestApp {
     pub base: String,
     pub port: u16,
     pub token: String,
@@ -22,17 +22,17 @@ pub struct TestApp {
 }
 
 /// Starts the app on port 0 in a fresh temporary home.
-pub async fn spawn_app() -> TestApp {
+pub(crate) async fn spawn_app() -> TestApp {
     spawn_app_with(|_| {}).await
 }
 
 /// Starts the app with adjusted settings.
-pub async fn spawn_app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
+pub(crate) async fn spawn_app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
     spawn_app_in(tempfile::tempdir().expect("tempdir"), tweak).await
 }
 
 /// The shared test models, if present (CI has them).
-pub fn shared_model(name: &str) -> Option<PathBuf> {
+pub(crate) fn shared_model(name: &str) -> Option<PathBuf> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/models")
         .join(name);
@@ -48,7 +48,7 @@ pub fn shared_model(name: &str) -> Option<PathBuf> {
 /// otherwise the embedding model points at a file that does not exist (the
 /// app runs keyword-only and never tries to download anything) and
 /// `memory.migrated` is true (no boot-time migration).
-pub async fn spawn_app_in(home: TempDir, tweak: impl FnOnce(&mut Settings)) -> TestApp {
+pub(crate) async fn spawn_app_in(home: TempDir, tweak: impl FnOnce(&mut Settings)) -> TestApp {
     let mut settings = config::load(home.path(), Vec::new())
         .expect("config")
         .settings;
@@ -82,23 +82,23 @@ pub async fn spawn_app_in(home: TempDir, tweak: impl FnOnce(&mut Settings)) -> T
 
 impl TestApp {
     /// An authorized request to `path`.
-    pub fn request(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
+    pub(crate) fn request(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
         self.client
             .request(method, format!("{}{path}", self.base))
             .bearer_auth(&self.token)
     }
 
-    pub async fn get(&self, path: &str) -> Response {
+    pub(crate) async fn get(&self, path: &str) -> Response {
         self.request(Method::GET, path).send().await.expect("send")
     }
 
-    pub async fn get_json(&self, path: &str) -> Value {
+    pub(crate) async fn get_json(&self, path: &str) -> Value {
         let response = self.get(path).await;
         assert_eq!(response.status(), 200, "GET {path}");
         response.json().await.expect("json")
     }
 
-    pub async fn put_semantic(&self, body: Value) -> Response {
+    pub(crate) async fn put_semantic(&self, body: Value) -> Response {
         self.request(Method::PUT, "/api/memory/semantic")
             .json(&body)
             .send()
@@ -108,7 +108,7 @@ impl TestApp {
 
     /// Everything observable about stored memory: the export (minus its
     /// timestamp) and the audit trail.
-    pub async fn snapshot(&self) -> (Value, Value) {
+    pub(crate) async fn snapshot(&self) -> (Value, Value) {
         let mut export = self.get_json("/api/memory/export").await;
         export
             .as_object_mut()
@@ -118,12 +118,12 @@ impl TestApp {
         (export, events)
     }
 
-    pub fn home_path(&self) -> &Path {
+    pub(crate) fn home_path(&self) -> &Path {
         self.home.path()
     }
 
     /// Stops gracefully and returns the home for a restart.
-    pub async fn stop(mut self) -> TempDir {
+    pub(crate) async fn stop(mut self) -> TempDir {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -135,7 +135,7 @@ impl TestApp {
 }
 
 /// Asserts an error response has `status` and `code`, and returns its message.
-pub async fn assert_error(response: Response, status: u16, code: &str) -> String {
+pub(crate) async fn assert_error(response: Response, status: u16, code: &str) -> String {
     let got = response.status().as_u16();
     let body: Value = response.json().await.expect("error body is JSON");
     assert_eq!(got, status, "status for {body}");
@@ -147,6 +147,6 @@ pub async fn assert_error(response: Response, status: u16, code: &str) -> String
 }
 
 /// The compiled `kirocrew` binary.
-pub fn binary() -> PathBuf {
+pub(crate) fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_kirocrew"))
 }

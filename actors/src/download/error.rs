@@ -44,3 +44,9 @@ pub enum DownloadError {
     #[error("model download manager is unavailable: {0}")]
     Unavailable(String),
 }
+
+impl From<actix::MailboxError> for DownloadError {
+    fn from(e: actix::MailboxError) -> Self {
+        DownloadError::Unavailable(e.to_string())
+    }
+}

@@ -6,11 +6,12 @@ use std::path::PathBuf;
 
 use actix::prelude::*;
 
+use super::actor::DownloadManager;
 use super::error::DownloadError;
 use super::messages::*;
 use super::source::ModelSource;
 use super::types::{DownloadSettings, DownloadStatus, StartOutcome};
-use super::DownloadManager;
+use crate::ask::ask;
 
 /// A cloneable reference to the running `DownloadManager` actor.
 #[derive(Clone)]
@@ -42,10 +43,7 @@ impl DownloadHandle {
         T: Send + 'static,
         DownloadManager: Handler<M>,
     {
-        self.addr
-            .send(msg)
-            .await
-            .map_err(|e| DownloadError::Unavailable(e.to_string()))?
+        ask(&self.addr, msg).await
     }
 
     /// Kicks a background download with `attempts` attempts (or adopts the

@@ -5,16 +5,15 @@ use std::path::PathBuf;
 
 use actix::prelude::*;
 
-use super::attempt::{AttemptFailure, Progress};
+use super::actor::{AttemptFinished, AttemptProgress, CheckFinished, DownloadManager};
 use super::error::DownloadError;
 use super::types::{DownloadStatus, StartOutcome};
-use super::DownloadManager;
 
 /// Kicks a background download and returns at once (dashboard Enable/Retry,
 /// gateway start-up). An in-flight download is adopted, never duplicated.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<StartOutcome, DownloadError>")]
-pub struct StartDownload {
+pub(crate) struct StartDownload {
     /// Attempts for a new download (ignored when one is adopted).
     pub attempts: u32,
 }
@@ -23,7 +22,7 @@ pub struct StartDownload {
 /// callers share one in-flight download.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<PathBuf, DownloadError>")]
-pub struct EnsureModel {
+pub(crate) struct EnsureModel {
     /// Attempts for a new download (ignored when one is adopted).
     pub attempts: u32,
 }
@@ -31,33 +30,12 @@ pub struct EnsureModel {
 /// A snapshot of the manager's status (dashboard polling).
 #[derive(Debug, Message)]
 #[rtype(result = "Result<DownloadStatus, DownloadError>")]
-pub struct GetDownloadStatus;
+pub(crate) struct GetDownloadStatus;
 
 /// The installed, verified model file, if there is one.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<Option<PathBuf>, DownloadError>")]
-pub struct GetModelPath;
-
-/// The start-up check of an already-installed file finished.
-#[derive(Debug, Message)]
-#[rtype(result = "()")]
-pub(super) struct CheckFinished(pub Result<(), DownloadError>);
-
-/// Progress from the attempt thread of job `job`.
-#[derive(Debug, Message)]
-#[rtype(result = "()")]
-pub(super) struct AttemptProgress {
-    pub job: u64,
-    pub progress: Progress,
-}
-
-/// The attempt thread of job `job` is done.
-#[derive(Debug, Message)]
-#[rtype(result = "()")]
-pub(super) struct AttemptFinished {
-    pub job: u64,
-    pub result: Result<PathBuf, AttemptFailure>,
-}
+pub(crate) struct GetModelPath;
 
 impl Handler<StartDownload> for DownloadManager {
     type Result = Result<StartOutcome, DownloadError>;

@@ -99,3 +99,9 @@ pub type SharedBackend = Arc<dyn EmbeddingBackend>;
 
 /// Builds the default backend (used to restore it after a swap).
 pub type BackendFactory = Arc<dyn Fn() -> SharedBackend + Send + Sync>;
+
+impl From<actix::MailboxError> for EmbedError {
+    fn from(e: actix::MailboxError) -> Self {
+        EmbedError::Unavailable(e.to_string())
+    }
+}

@@ -34,7 +34,7 @@ pub struct CacheStats {
 }
 
 /// The cache.
-pub struct EmbedCache {
+pub(super) struct EmbedCache {
     entries: LruCache<Key, Arc<Vec<f32>>>,
     hits: u64,
     misses: u64,
@@ -48,7 +48,7 @@ impl Default for EmbedCache {
 
 impl EmbedCache {
     /// A cache of `capacity` entries (at least one).
-    pub fn with_capacity(capacity: usize) -> Self {
+    pub(super) fn with_capacity(capacity: usize) -> Self {
         Self {
             entries: LruCache::new(NonZeroUsize::new(capacity).unwrap_or(NonZeroUsize::MIN)),
             hits: 0,
@@ -57,7 +57,12 @@ impl EmbedCache {
     }
 
     /// Looks `text` up, counting a hit or a miss.
-    pub fn get(&mut self, text: &str, model_id: &str, kind: EmbedKind) -> Option<Arc<Vec<f32>>> {
+    pub(super) fn get(
+        &mut self,
+        text: &str,
+        model_id: &str,
+        kind: EmbedKind,
+    ) -> Option<Arc<Vec<f32>>> {
         let key = (text.to_owned(), model_id.to_owned(), kind);
         match self.entries.get(&key) {
             Some(v) => {
@@ -80,12 +85,18 @@ impl EmbedCache {
     }
 
     /// Stores a successful result.
-    pub fn put(&mut self, text: String, model_id: String, kind: EmbedKind, vector: Arc<Vec<f32>>) {
+    pub(super) fn put(
+        &mut self,
+        text: String,
+        model_id: String,
+        kind: EmbedKind,
+        vector: Arc<Vec<f32>>,
+    ) {
         self.entries.put((text, model_id, kind), vector);
     }
 
     /// Current counters.
-    pub fn stats(&self) -> CacheStats {
+    pub(super) fn stats(&self) -> CacheStats {
         CacheStats {
             hits: self.hits,
             misses: self.misses,

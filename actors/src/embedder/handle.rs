@@ -5,12 +5,14 @@ use std::time::Duration;
 
 use actix::prelude::*;
 
+use super::actor::Embedder;
 use super::backend::{BackendFactory, EmbedError, EmbedKind, SharedBackend};
 use super::cache::EmbedCache;
-use super::{
-    CloseEmbedder, EmbedTexts, EmbeddedTexts, Embedder, EmbedderStatus, GetBackend,
-    GetEmbedderStatus, SwapBackend, MAX_WAIT,
+use super::messages::{
+    CloseEmbedder, EmbedTexts, EmbeddedTexts, EmbedderStatus, GetEmbedderStatus, StartLoading,
+    SwapBackend, WaitReady,
 };
+use crate::ask::ask;
 
 /// A cloneable reference to the running `Embedder`.
 #[derive(Clone)]
@@ -22,10 +24,6 @@ impl std::fmt::Debug for EmbedderHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EmbedderHandle").finish_non_exhaustive()
     }
-}
-
-fn unavailable(e: MailboxError) -> EmbedError {
-    EmbedError::Unavailable(e.to_string())
 }
 
 impl EmbedderHandle {
@@ -50,10 +48,7 @@ impl EmbedderHandle {
         texts: Vec<String>,
         kind: EmbedKind,
     ) -> Result<EmbeddedTexts, EmbedError> {
-        self.addr
-            .send(EmbedTexts { texts, kind })
-            .await
-            .map_err(unavailable)?
+        ask(&self.addr, EmbedTexts { texts, kind }).await
     }
 
     /// Embeds one text; returns the model id with the vector.
@@ -73,42 +68,28 @@ impl EmbedderHandle {
 
     /// Backend and cache state.
     pub async fn status(&self) -> Result<EmbedderStatus, EmbedError> {
-        self.addr.send(GetEmbedderStatus).await.map_err(unavailable)
+        ask(&self.addr, GetEmbedderStatus).await
     }
 
     /// Kicks the background load without waiting.
     pub async fn start_loading(&self) -> Result<(), EmbedError> {
-        let backend = self.backend().await?;
-        let _ = backend.is_ready();
-        Ok(())
+        ask(&self.addr, StartLoading).await
     }
 
     /// Waits (on a blocking thread) until the model is ready, failed, or
     /// `timeout` (capped at 10 minutes) passed. For the one-shot CLI, the
     /// apply flow and tests.
     pub async fn wait_ready(&self, timeout: Duration) -> Result<bool, EmbedError> {
-        let backend = self.backend().await?;
-        let timeout = timeout.min(MAX_WAIT);
-        tokio::task::spawn_blocking(move || backend.wait_ready(timeout))
-            .await
-            .map_err(|e| EmbedError::Unavailable(e.to_string()))
-    }
-
-    /// The current backend.
-    pub async fn backend(&self) -> Result<SharedBackend, EmbedError> {
-        self.addr.send(GetBackend).await.map_err(unavailable)
+        ask(&self.addr, WaitReady { timeout }).await
     }
 
     /// Installs `backend` (or the default with `None`), closing the old one.
     pub async fn swap_backend(&self, backend: Option<SharedBackend>) -> Result<(), EmbedError> {
-        self.addr
-            .send(SwapBackend { backend })
-            .await
-            .map_err(unavailable)
+        ask(&self.addr, SwapBackend { backend }).await
     }
 
     /// Unloads the model.
     pub async fn close(&self) -> Result<(), EmbedError> {
-        self.addr.send(CloseEmbedder).await.map_err(unavailable)
+        ask(&self.addr, CloseEmbedder).await
     }
 }

@@ -8,7 +8,7 @@
 
 /// Groups of indices into `lengths`, each group one decode call. A
 /// sequence longer than `max_tokens` gets a group of its own.
-pub fn pack(lengths: &[usize], max_tokens: usize, max_seqs: usize) -> Vec<Vec<usize>> {
+pub(super) fn pack(lengths: &[usize], max_tokens: usize, max_seqs: usize) -> Vec<Vec<usize>> {
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut current: Vec<usize> = Vec::new();
     let mut tokens = 0;
@@ -28,7 +28,7 @@ pub fn pack(lengths: &[usize], max_tokens: usize, max_seqs: usize) -> Vec<Vec<us
 
 /// Splits `n` items into at most `parts` contiguous, near-equal ranges by
 /// cumulative `weights` (token counts), for spreading a batch over workers.
-pub fn split_by_weight(weights: &[usize], parts: usize) -> Vec<std::ops::Range<usize>> {
+pub(super) fn split_by_weight(weights: &[usize], parts: usize) -> Vec<std::ops::Range<usize>> {
     let parts = parts.max(1).min(weights.len().max(1));
     let total: usize = weights.iter().sum();
     let mut ranges = Vec::new();

@@ -93,7 +93,7 @@ pub fn known_profiles() -> Vec<&'static str> {
 
 /// What the GGUF says about the model.
 #[derive(Debug, Clone, Default)]
-pub struct ModelFacts {
+pub(super) struct ModelFacts {
     /// `general.name` (may be empty).
     pub name: String,
     /// The file name.
@@ -107,7 +107,7 @@ pub struct ModelFacts {
 /// Picks the profile: the forced one if `forced` is non-empty, else the
 /// family whose marker appears in the model or file name, else one derived
 /// from the GGUF alone. The cut never exceeds the trained context.
-pub fn detect(facts: &ModelFacts, forced: &str) -> Result<EmbeddingProfile, String> {
+pub(super) fn detect(facts: &ModelFacts, forced: &str) -> Result<EmbeddingProfile, String> {
     let haystack = format!("{} {}", facts.name, facts.file_name).to_lowercase();
     let family = if forced.is_empty() {
         FAMILIES.iter().find(|f| haystack.contains(f.1))

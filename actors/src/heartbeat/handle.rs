@@ -1,12 +1,15 @@
 //! [`HeartbeatHandle`]: the heartbeat's cloneable, actix-free interface.
 
 use actix::prelude::*;
+use tokio::sync::mpsc;
 
-use super::{
-    CheckIdleSessions, GetHeartbeatStatus, GetHistorySettings, Heartbeat, HeartbeatConfig,
-    HeartbeatError, HeartbeatStatus, HistorySettings, SetHistorySettings, StopHeartbeat,
-    SubscribeIdle, Tick, TickReport,
+use super::actor::{Heartbeat, Tick};
+use super::messages::{
+    GetHeartbeatStatus, GetHistorySettings, SetHistorySettings, StopHeartbeat, SubscribeIdle,
 };
+use super::settings::{HeartbeatError, HistorySettings};
+use super::types::{CheckIdleSessions, HeartbeatConfig, HeartbeatStatus, TickReport};
+use crate::ask::ask;
 use crate::memory_files::MemoryFilesHandle;
 
 /// A cloneable reference to the running heartbeat.
@@ -42,32 +45,24 @@ impl HeartbeatHandle {
         Self { addr }
     }
 
-    fn unavailable(e: MailboxError) -> HeartbeatError {
-        HeartbeatError::Unavailable(e.to_string())
-    }
-
     /// Runs one tick now and waits for its work.
     pub async fn tick(&self) -> Result<TickReport, HeartbeatError> {
-        self.addr.send(Tick).await.map_err(Self::unavailable)
+        ask(&self.addr, Tick).await
     }
 
-    /// Adds an idle-check subscriber.
+    /// Adds an idle-check subscriber: every tick sends it a
+    /// [`CheckIdleSessions`] on `sender` (skipped while its queue is full;
+    /// dropped once its receiver is gone).
     pub async fn subscribe_idle(
         &self,
-        recipient: Recipient<CheckIdleSessions>,
+        sender: mpsc::Sender<CheckIdleSessions>,
     ) -> Result<(), HeartbeatError> {
-        self.addr
-            .send(SubscribeIdle(recipient))
-            .await
-            .map_err(Self::unavailable)
+        ask(&self.addr, SubscribeIdle(sender)).await
     }
 
     /// The live settings.
     pub async fn history_settings(&self) -> Result<HistorySettings, HeartbeatError> {
-        self.addr
-            .send(GetHistorySettings)
-            .await
-            .map_err(Self::unavailable)
+        ask(&self.addr, GetHistorySettings).await
     }
 
     /// Applies new settings from the next tick on.
@@ -75,18 +70,12 @@ impl HeartbeatHandle {
         &self,
         settings: HistorySettings,
     ) -> Result<(), HeartbeatError> {
-        self.addr
-            .send(SetHistorySettings(settings))
-            .await
-            .map_err(Self::unavailable)?
+        ask(&self.addr, SetHistorySettings(settings)).await
     }
 
     /// A status snapshot.
     pub async fn status(&self) -> Result<HeartbeatStatus, HeartbeatError> {
-        self.addr
-            .send(GetHeartbeatStatus)
-            .await
-            .map_err(Self::unavailable)
+        ask(&self.addr, GetHeartbeatStatus).await
     }
 
     /// Stops ticking.

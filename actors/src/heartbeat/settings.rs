@@ -1,8 +1,15 @@
 //! The live history settings and the tick schedule (pure).
 
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
 
-use super::{FTS_REBUILD_TICKS, PRUNE_TICKS};
+/// The default tick interval.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(60);
+/// Ticks between full-text index rebuilds.
+pub const FTS_REBUILD_TICKS: u64 = 15;
+/// Ticks between history prunes.
+pub const PRUNE_TICKS: u64 = 1_440;
 
 /// Largest accepted `history_idle_hours` (one year).
 pub const MAX_IDLE_HOURS: f64 = 8_760.0;
@@ -116,5 +123,11 @@ mod tests {
             history_max_days: 30,
         };
         assert_eq!(s.idle_after(), chrono::Duration::minutes(30));
+    }
+}
+
+impl From<actix::MailboxError> for HeartbeatError {
+    fn from(e: actix::MailboxError) -> Self {
+        HeartbeatError::Unavailable(e.to_string())
     }
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use chrono::NaiveDate;
 
-use super::files::{markdown_names, read_text, HISTORY_DIR};
+use super::disk::{markdown_names, read_text, HISTORY_DIR};
 use super::history;
 
 /// One indexable section of a memory file.

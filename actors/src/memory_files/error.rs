@@ -41,3 +41,9 @@ pub enum MemoryFilesError {
     #[error("memory files unavailable: {0}")]
     Unavailable(String),
 }
+
+impl From<actix::MailboxError> for MemoryFilesError {
+    fn from(e: actix::MailboxError) -> Self {
+        MemoryFilesError::Unavailable(e.to_string())
+    }
+}

@@ -19,6 +19,9 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Local, NaiveDate, Utc};
 use serde::Serialize;
 
+use super::disk::{
+    io_err, markdown_names, read_text, HISTORY_DIR, PREFERENCES_FILE, PROJECTS_FILE,
+};
 use super::docs::{history_docs, split_sections, Doc};
 use super::error::MemoryFilesError;
 use super::history::{self, Tier};
@@ -26,20 +29,10 @@ use crate::clock::SharedClock;
 
 /// How long an assembled history string is reused (`_HISTORY_CACHE_TTL_SECS`).
 pub const HISTORY_CACHE_TTL: chrono::Duration = chrono::Duration::seconds(5);
-/// The preferences layer's file name.
-pub const PREFERENCES_FILE: &str = "preferences.md";
-/// The projects layer's file name.
-pub const PROJECTS_FILE: &str = "projects.md";
-/// The daily history folder.
-pub const HISTORY_DIR: &str = "history";
 /// Longest history entry accepted, in characters.
 pub const MAX_ENTRY_CHARS: usize = 20_000;
 /// Largest preferences/projects text accepted, in bytes.
 pub const MAX_LAYER_BYTES: usize = 1 << 20;
-/// Files larger than this are not read (a runaway file must not stall a
-/// context build); they are logged and skipped.
-pub const MAX_READ_BYTES: u64 = 4 << 20;
-
 /// The two wholesale-replaced layers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -106,44 +99,6 @@ impl std::fmt::Debug for MemoryDir {
             .field("root", &self.root)
             .finish()
     }
-}
-
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> MemoryFilesError + '_ {
-    move |source| MemoryFilesError::Io {
-        path: path.display().to_string(),
-        source,
-    }
-}
-
-/// Reads a file as text (lossily: a stray byte must not hide a whole day),
-/// `None` if it is missing or too large.
-pub(super) fn read_text(path: &Path) -> Result<Option<String>, MemoryFilesError> {
-    let meta = match fs::metadata(path) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io_err(path)(e)),
-    };
-    if !meta.is_file() {
-        return Ok(None);
-    }
-    if meta.len() > MAX_READ_BYTES {
-        tracing::warn!(path = %path.display(), bytes = meta.len(), "memory file too large; skipped");
-        return Ok(None);
-    }
-    let bytes = fs::read(path).map_err(io_err(path))?;
-    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
-}
-
-pub(super) fn markdown_names(dir: &Path) -> Vec<String> {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".md"))
-        .collect()
 }
 
 impl MemoryDir {

@@ -5,12 +5,13 @@ use std::path::{Path, PathBuf};
 
 use actix::prelude::*;
 
+use super::actor::{MemoryFiles, MemoryFilesConfig};
 use super::context::{ContextCaps, MemoryContext};
 use super::error::MemoryFilesError;
 use super::files::{AppendedEntry, Layer, PruneReport};
 use super::index::FileHit;
 use super::messages::*;
-use super::{MemoryFiles, MemoryFilesConfig};
+use crate::ask::ask;
 
 /// A cloneable reference to the running `MemoryFiles` actor.
 #[derive(Clone)]
@@ -50,10 +51,7 @@ impl MemoryFilesHandle {
         T: Send + 'static,
         MemoryFiles: Handler<M>,
     {
-        self.addr
-            .send(msg)
-            .await
-            .map_err(|e| MemoryFilesError::Unavailable(e.to_string()))?
+        ask(&self.addr, msg).await
     }
 
     /// The memory directory (`workspace/memory`).

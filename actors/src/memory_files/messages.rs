@@ -10,22 +10,23 @@
 use actix::prelude::*;
 use serde::Serialize;
 
+use super::actor::MemoryFiles;
 use super::context::{build_context, ContextCaps, MemoryContext};
+use super::disk::HISTORY_DIR;
 use super::docs::collect_documents;
 use super::error::MemoryFilesError;
-use super::files::{AppendedEntry, Layer, PruneReport, HISTORY_DIR};
+use super::files::{AppendedEntry, Layer, PruneReport};
 use super::history::FULL_DAYS;
 use super::index::{is_damage, FileHit};
 use super::lemma::match_expression;
-use super::MemoryFiles;
 
 /// Longest search query accepted, in characters.
-pub const MAX_QUERY_CHARS: usize = 1000;
+pub(super) const MAX_QUERY_CHARS: usize = 1000;
 
 /// Appends an entry to today's history file.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<AppendedEntry, MemoryFilesError>")]
-pub struct AppendHistory {
+pub(crate) struct AppendHistory {
     /// The entry text (1–20,000 characters).
     pub text: String,
 }
@@ -33,7 +34,7 @@ pub struct AppendHistory {
 /// The decayed history string (cached for five seconds).
 #[derive(Debug, Message)]
 #[rtype(result = "Result<String, MemoryFilesError>")]
-pub struct ReadRecentHistory {
+pub(crate) struct ReadRecentHistory {
     /// Width of the full-detail tier in days (default 14).
     pub days: u32,
 }
@@ -41,7 +42,7 @@ pub struct ReadRecentHistory {
 /// Deletes dated history files older than `keep_days`.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<PruneReport, MemoryFilesError>")]
-pub struct PruneHistory {
+pub(crate) struct PruneHistory {
     /// Days kept (default 365).
     pub keep_days: u32,
 }
@@ -49,7 +50,7 @@ pub struct PruneHistory {
 /// Replaces preferences.md or projects.md wholesale.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(), MemoryFilesError>")]
-pub struct ReplaceLayer {
+pub(crate) struct ReplaceLayer {
     /// Which file.
     pub layer: Layer,
     /// The new content.
@@ -59,7 +60,7 @@ pub struct ReplaceLayer {
 /// The text of preferences.md or projects.md.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<String, MemoryFilesError>")]
-pub struct GetLayer {
+pub(crate) struct GetLayer {
     /// Which file.
     pub layer: Layer,
 }
@@ -67,7 +68,7 @@ pub struct GetLayer {
 /// Re-indexes every memory file from scratch.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<IndexReport, MemoryFilesError>")]
-pub struct RebuildIndex;
+pub(crate) struct RebuildIndex;
 
 /// What a rebuild indexed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -79,7 +80,7 @@ pub struct IndexReport {
 /// Full-text search over the memory files.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<Vec<FileHit>, MemoryFilesError>")]
-pub struct SearchFiles {
+pub(crate) struct SearchFiles {
     /// Free text; words are AND-ed, stemmed, irregular forms expanded.
     pub query: String,
     /// At most this many hits.
@@ -89,7 +90,7 @@ pub struct SearchFiles {
 /// The Markdown layers' prompt context.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<MemoryContext, MemoryFilesError>")]
-pub struct GetMemoryContext {
+pub(crate) struct GetMemoryContext {
     /// Per-section caps (clamped to the reference values).
     pub caps: ContextCaps,
 }
@@ -97,10 +98,10 @@ pub struct GetMemoryContext {
 /// Closes the index for good (shutdown).
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(), MemoryFilesError>")]
-pub struct CloseMemoryFiles;
+pub(crate) struct CloseMemoryFiles;
 
 /// Checks a query and turns it into an FTS5 expression.
-pub fn prepare_query(query: &str) -> Result<String, MemoryFilesError> {
+pub(super) fn prepare_query(query: &str) -> Result<String, MemoryFilesError> {
     let len = query.chars().count();
     if len > MAX_QUERY_CHARS {
         return Err(MemoryFilesError::QueryTooLong {

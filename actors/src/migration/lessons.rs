@@ -16,7 +16,7 @@ use crate::screening::find_injection;
 use crate::vector_store::lessons::{lesson_key, LessonWrite};
 use crate::vector_store::{KeyState, VectorStoreError, VectorStoreHandle};
 
-use super::Outcome;
+use super::report::Outcome;
 
 /// Writes one legacy lesson; returns its key and what happened.
 pub(super) async fn migrate_lesson(

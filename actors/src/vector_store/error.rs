@@ -167,3 +167,9 @@ impl VectorStoreError {
         }
     }
 }
+
+impl From<actix::MailboxError> for VectorStoreError {
+    fn from(e: actix::MailboxError) -> Self {
+        VectorStoreError::Unavailable(e.to_string())
+    }
+}

@@ -16,9 +16,9 @@ use std::sync::LazyLock;
 use rust_stemmers::{Algorithm, Stemmer};
 
 /// Weight of a query word found in the key.
-pub const KEY_WEIGHT: f64 = 3.0;
+pub(super) const KEY_WEIGHT: f64 = 3.0;
 /// Weight of a query word found in the value.
-pub const VALUE_WEIGHT: f64 = 1.0;
+pub(super) const VALUE_WEIGHT: f64 = 1.0;
 
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
@@ -43,13 +43,13 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
 
 /// The distinct stems of `text`. Row text keeps its stop words: the query
 /// side decides which words count.
-pub fn stems(text: &str) -> HashSet<String> {
+pub(super) fn stems(text: &str) -> HashSet<String> {
     words(text).map(|w| STEMMER.stem(&w).into_owned()).collect()
 }
 
 /// The query's lowercase words without stop words, in order, each once; a
 /// query of only stop words keeps them, so it still matches something.
-pub fn query_words(query: &str) -> Vec<String> {
+pub(super) fn query_words(query: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for w in words(query).filter(|w| !STOP_WORDS.contains(&w.as_str())) {
         if !out.contains(&w) {
@@ -65,7 +65,7 @@ pub fn query_words(query: &str) -> Vec<String> {
 
 /// The stems of the query words of `text` (stop words dropped): the
 /// keyword set the lesson topic-overlap rule compares.
-pub fn keyword_stems(text: &str) -> HashSet<String> {
+pub(super) fn keyword_stems(text: &str) -> HashSet<String> {
     query_words(text)
         .iter()
         .map(|w| STEMMER.stem(w).into_owned())
@@ -74,32 +74,38 @@ pub fn keyword_stems(text: &str) -> HashSet<String> {
 
 /// A parsed query, built once per request and applied to every row.
 #[derive(Debug, Clone)]
-pub struct KeywordQuery {
+pub(super) struct KeywordQuery {
     stems: HashSet<String>,
 }
 
 impl KeywordQuery {
     /// Parses a query. A query of only stop words keeps them, so it still
     /// matches something rather than nothing.
-    pub fn new(query: &str) -> Self {
+    pub(super) fn new(query: &str) -> Self {
         Self {
             stems: keyword_stems(query),
         }
     }
 
     /// True when the query has no words at all (recency order applies).
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.stems.is_empty()
     }
 
     /// Scores one row in [0, 1]. `value_text` is the value as a string
-    /// (a JSON string's contents, otherwise its JSON text).
-    pub fn score(&self, key: &str, value_text: &str) -> f64 {
+    /// (a JSON string's contents, otherwise its JSON text). The rankers
+    /// precompute stems and call [`Self::score_stems`]; tests use this.
+    #[cfg(test)]
+    pub(super) fn score(&self, key: &str, value_text: &str) -> f64 {
         self.score_stems(&stems(key), &stems(value_text))
     }
 
     /// Scores a row whose stems were computed beforehand (see [`stems`]).
-    pub fn score_stems(&self, key_stems: &HashSet<String>, value_stems: &HashSet<String>) -> f64 {
+    pub(super) fn score_stems(
+        &self,
+        key_stems: &HashSet<String>,
+        value_stems: &HashSet<String>,
+    ) -> f64 {
         if self.stems.is_empty() {
             return 0.0;
         }

@@ -1,287 +1,27 @@
-//! The `VectorStore` protocol: one struct per request, each with its thin
-//! handler. Writes are `AtomicResponse` (mailbox held for the whole
-//! read-modify-write); reads are plain response futures.
+//! Store-wide requests: stats, health, and the orderly close. Each domain's
+//! requests live in its own `messages.rs`.
 
 use actix::prelude::*;
 
-use super::context::render_semantic_block;
+use super::actor::VectorStore;
+use super::db;
 use super::error::VectorStoreError;
-use super::keyword::KeywordQuery;
-use super::mirror::QueryVector;
-use super::semantic::{self, IfAbsentOutcome};
-use super::space::CommitVector;
-use super::transfer::MemoryExport;
-use super::types::{
-    MemoryEvent, MemoryStats, ScoredEntry, SemanticEntry, SemanticWrite, WriteOutcome,
-};
-use super::{db, report, VectorStore};
-use std::sync::Arc;
-
-/// Writes a semantic entry through validation, screening and the conflict
-/// ladder, with the vector embedded beforehand (if any).
-#[derive(Debug, Message)]
-#[rtype(result = "Result<(WriteOutcome, SemanticEntry), VectorStoreError>")]
-pub struct WriteSemantic {
-    /// The write.
-    pub write: SemanticWrite,
-    /// Its vector and the space generation it was made in.
-    pub vector: Option<CommitVector>,
-}
-
-/// Writes a semantic entry only if the key has no active row (bulk import).
-#[derive(Debug, Message)]
-#[rtype(result = "Result<IfAbsentOutcome, VectorStoreError>")]
-pub struct WriteSemanticIfAbsent(pub SemanticWrite);
-
-/// Tombstones a semantic entry.
-#[derive(Debug, Message)]
-#[rtype(result = "Result<(), VectorStoreError>")]
-pub struct DeleteSemantic {
-    /// The key.
-    pub key: String,
-    /// Who deletes it (recorded in the audit event).
-    pub source: String,
-}
-
-/// Fetches one active semantic entry.
-#[derive(Debug, Message)]
-#[rtype(result = "Result<SemanticEntry, VectorStoreError>")]
-pub struct GetSemantic {
-    /// The key.
-    pub key: String,
-}
-
-/// Lists active semantic entries, newest first.
-#[derive(Debug, Message)]
-#[rtype(result = "Result<Vec<SemanticEntry>, VectorStoreError>")]
-pub struct ListSemantic {
-    /// Only keys starting with this text.
-    pub prefix: Option<String>,
-    /// At most this many.
-    pub limit: u32,
-}
-
-/// An embedded query: the vector and the model that made it.
-#[derive(Debug, Clone)]
-pub struct EmbeddedQuery {
-    /// The vector.
-    pub vector: Arc<Vec<f32>>,
-    /// The model id.
-    pub model_id: String,
-}
-
-/// Searches semantic entries by relevance.
-#[derive(Debug, Message)]
-#[rtype(result = "Result<Vec<ScoredEntry>, VectorStoreError>")]
-pub struct SearchSemantic {
-    /// Free text; empty means recency order.
-    pub query: String,
-    /// The query's embedding, when the embedder is ready.
-    pub embedded: Option<EmbeddedQuery>,
-    /// At most this many.
-    pub limit: usize,
-}
-
-/// Renders the `[Semantic Memory]` context block.
-#[derive(Debug, Message)]
-#[rtype(result = "Result<String, VectorStoreError>")]
-pub struct GetSemanticContext {
-    /// The user's message (ranks the entries); empty means recency order.
-    pub query: String,
-    /// The query's embedding, when the embedder is ready.
-    pub embedded: Option<EmbeddedQuery>,
-    /// Character cap for the whole block.
-    pub cap: usize,
-}
-
-/// Lists the newest audit events.
-#[derive(Debug, Message)]
-#[rtype(result = "Result<Vec<MemoryEvent>, VectorStoreError>")]
-pub struct ListEvents {
-    /// At most this many.
-    pub limit: u32,
-}
+use super::stats::{stats, MemoryStats};
 
 /// Reports counts and sizes.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<MemoryStats, VectorStoreError>")]
-pub struct GetStats;
-
-/// Exports every active semantic entry.
-#[derive(Debug, Message)]
-#[rtype(result = "Result<MemoryExport, VectorStoreError>")]
-pub struct ExportMemory;
+pub(crate) struct GetStats;
 
 /// Liveness and database check (readiness probe, watchdog).
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(), VectorStoreError>")]
-pub struct CheckHealth;
+pub(crate) struct CheckHealth;
 
 /// Checkpoints the WAL and closes the database for good (shutdown).
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(), VectorStoreError>")]
-pub struct CloseStore;
-
-impl Handler<WriteSemantic> for VectorStore {
-    type Result = AtomicResponse<Self, Result<(WriteOutcome, SemanticEntry), VectorStoreError>>;
-
-    fn handle(&mut self, msg: WriteSemantic, _: &mut Context<Self>) -> Self::Result {
-        let space = self.space.clone();
-        self.atomic(|pool, settings, now| async move {
-            semantic::write(&pool, &settings, msg.write, msg.vector, &space, &now).await
-        })
-    }
-}
-
-impl Handler<WriteSemanticIfAbsent> for VectorStore {
-    type Result = AtomicResponse<Self, Result<IfAbsentOutcome, VectorStoreError>>;
-
-    fn handle(&mut self, msg: WriteSemanticIfAbsent, _: &mut Context<Self>) -> Self::Result {
-        self.atomic(|pool, settings, now| async move {
-            semantic::write_if_absent(&pool, &settings, msg.0, &now).await
-        })
-    }
-}
-
-impl Handler<DeleteSemantic> for VectorStore {
-    type Result = AtomicResponse<Self, Result<(), VectorStoreError>>;
-
-    fn handle(&mut self, msg: DeleteSemantic, _: &mut Context<Self>) -> Self::Result {
-        self.atomic(|pool, settings, now| async move {
-            semantic::delete(&pool, &settings, &msg.key, &msg.source, &now).await
-        })
-    }
-}
-
-/// Whether a key was ever written: absent, active, or tombstoned (so a
-/// re-run importer can leave what the user deleted deleted).
-#[derive(Debug, Message)]
-#[rtype(result = "Result<KeyState, VectorStoreError>")]
-pub struct GetKeyState {
-    /// The key.
-    pub key: String,
-}
-
-/// See [`GetKeyState`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyState {
-    /// Never written.
-    Absent,
-    /// Has an active row.
-    Active,
-    /// Written once, tombstoned since.
-    Deleted,
-}
-
-impl Handler<GetKeyState> for VectorStore {
-    type Result = ResponseActFuture<Self, Result<KeyState, VectorStoreError>>;
-
-    fn handle(&mut self, msg: GetKeyState, _: &mut Context<Self>) -> Self::Result {
-        self.concurrent(|pool, _, _| async move {
-            let deleted: Option<i64> =
-                sqlx::query_scalar("SELECT is_deleted FROM semantic_memory WHERE key = ?")
-                    .bind(&msg.key)
-                    .fetch_optional(&pool)
-                    .await?;
-            Ok(match deleted {
-                None => KeyState::Absent,
-                Some(0) => KeyState::Active,
-                Some(_) => KeyState::Deleted,
-            })
-        })
-    }
-}
-
-impl Handler<GetSemantic> for VectorStore {
-    type Result = ResponseActFuture<Self, Result<SemanticEntry, VectorStoreError>>;
-
-    fn handle(&mut self, msg: GetSemantic, _: &mut Context<Self>) -> Self::Result {
-        self.concurrent(|pool, _, _| async move { semantic::get(&pool, &msg.key).await })
-    }
-}
-
-impl Handler<ListSemantic> for VectorStore {
-    type Result = ResponseActFuture<Self, Result<Vec<SemanticEntry>, VectorStoreError>>;
-
-    fn handle(&mut self, msg: ListSemantic, _: &mut Context<Self>) -> Self::Result {
-        self.concurrent(|pool, _, _| async move {
-            db::list_semantic(&pool, msg.prefix.as_deref(), Some(msg.limit)).await
-        })
-    }
-}
-
-impl VectorStore {
-    /// Brings the ranking mirror up to date (fetching only rows changed since
-    /// its last sequence number, off the actor), then ranks in the actor.
-    fn ranked<T: 'static>(
-        &mut self,
-        query: String,
-        embedded: Option<EmbeddedQuery>,
-        matches_only: bool,
-        finish: impl FnOnce(Vec<ScoredEntry>) -> T + 'static,
-    ) -> ResponseActFuture<Self, Result<T, VectorStoreError>> {
-        let since = self.mirror.seq();
-        let fetch = self.concurrent(move |pool, _, _| async move {
-            db::fetch_changed_semantic(&pool, since).await
-        });
-        Box::pin(fetch.map(move |changed, act, _| {
-            act.mirror.apply(changed?);
-            let keywords = KeywordQuery::new(&query);
-            // A query vector counts only if it was made by the model whose
-            // space the store holds.
-            let signature = embedded
-                .as_ref()
-                .and_then(|e| act.space.signature_for(&e.model_id, e.vector.len()));
-            let vector = embedded
-                .as_ref()
-                .zip(signature.as_deref())
-                .map(|(e, sig)| QueryVector {
-                    vector: &e.vector,
-                    signature: sig,
-                });
-            // An empty query (no words, no vector) lists everything newest
-            // first even for search.
-            let everything = !matches_only || (keywords.is_empty() && vector.is_none());
-            let ranked = act
-                .mirror
-                .rank(&keywords, vector, |score| everything || score > 0.0);
-            Ok(finish(ranked))
-        }))
-    }
-}
-
-impl Handler<SearchSemantic> for VectorStore {
-    type Result = ResponseActFuture<Self, Result<Vec<ScoredEntry>, VectorStoreError>>;
-
-    fn handle(&mut self, msg: SearchSemantic, _: &mut Context<Self>) -> Self::Result {
-        let limit = msg.limit;
-        self.ranked(msg.query, msg.embedded, true, move |mut found| {
-            found.truncate(limit);
-            found
-        })
-    }
-}
-
-impl Handler<GetSemanticContext> for VectorStore {
-    type Result = ResponseActFuture<Self, Result<String, VectorStoreError>>;
-
-    fn handle(&mut self, msg: GetSemanticContext, _: &mut Context<Self>) -> Self::Result {
-        let cap = msg.cap;
-        // The block ranks every row (non-matches last, by recency); search
-        // keeps matches only.
-        self.ranked(msg.query, msg.embedded, false, move |ranked| {
-            render_semantic_block(&ranked, cap)
-        })
-    }
-}
-
-impl Handler<ListEvents> for VectorStore {
-    type Result = ResponseActFuture<Self, Result<Vec<MemoryEvent>, VectorStoreError>>;
-
-    fn handle(&mut self, msg: ListEvents, _: &mut Context<Self>) -> Self::Result {
-        self.concurrent(|pool, _, _| async move { db::list_events(&pool, msg.limit).await })
-    }
-}
+pub(crate) struct CloseStore;
 
 impl Handler<GetStats> for VectorStore {
     type Result = ResponseActFuture<Self, Result<MemoryStats, VectorStoreError>>;
@@ -289,15 +29,7 @@ impl Handler<GetStats> for VectorStore {
     fn handle(&mut self, _: GetStats, _: &mut Context<Self>) -> Self::Result {
         let path = self.db_path.clone();
         let space = self.space.clone();
-        self.concurrent(|pool, _, _| async move { report::stats(&pool, &path, space).await })
-    }
-}
-
-impl Handler<ExportMemory> for VectorStore {
-    type Result = ResponseActFuture<Self, Result<MemoryExport, VectorStoreError>>;
-
-    fn handle(&mut self, _: ExportMemory, _: &mut Context<Self>) -> Self::Result {
-        self.concurrent(|pool, _, now| async move { report::export(&pool, now).await })
+        self.concurrent(|pool, _, _| async move { stats(&pool, &path, space).await })
     }
 }
 

@@ -1,323 +1,64 @@
 //! # VectorStore: the owner of memory.db
 //!
-//! Owns the memory.db connection pool (semantic key-value rows, episodic
-//! rows, the audit trail, the embedding-space record) and, later, the vector
-//! index beside it. Talked to by the HTTP routes (`src/http/memory_*.rs`), the
-//! CLI (`kirocrew memory …`), and later the context builder and the
-//! consolidator — always through [`VectorStoreHandle`].
+//! Owns the memory.db connection pool: semantic key-value rows, episodic
+//! fragments and their HNSW index, lessons, the audit trail and the
+//! embedding-space record. Talked to by the HTTP routes
+//! (`src/http/memory_*.rs`, `src/http/lessons.rs`), the CLI (`kirocrew
+//! memory …`, `kirocrew learn …`), the Markdown migration, and later the
+//! context builder and the consolidator — always through
+//! [`VectorStoreHandle`].
 //!
-//! Spec sections: "Semantic Memory", "Vector Memory → Thread safety",
-//! "Conflict resolution: which layer wins" (semantic rows).
+//! Spec sections: "Semantic Memory", "Episodic Memory", "Lessons in Vector
+//! Memory", "Vector Memory → Thread safety", "Conflict resolution: which
+//! layer wins".
+//!
+//! ## Shape
+//! One actor, because memory.db has one owner; inside it, one folder per
+//! domain with the same files: `types.rs` (records), `messages.rs` (the
+//! actor protocol, `pub(crate)`), `handle.rs` (that domain's methods on
+//! [`VectorStoreHandle`]), `db.rs` (its SQL), and its pure logic beside
+//! them. Dependencies run one way: `lessons` → `semantic` → `episodic` →
+//! `space`; `transfer` sits on top. The root keeps what every domain
+//! shares: the actor (`actor.rs`), the pool (`db.rs`), the audit trail
+//! (`audit.rs`), the error (`error.rs`), and the handle itself.
 //!
 //! ## Why an actor and a pool
 //! The reference serialized every statement on one connection behind a
 //! reentrant lock. Here the mailbox is the lock: writes run as
-//! `AtomicResponse` futures, so a read-modify-write (fetch incumbent → ladder
-//! → upsert → audit) cannot interleave with another message. Reads run as
-//! ordinary response futures on the same pool and may overlap writes; WAL
-//! gives each a consistent snapshot. The pool is never shared outside the
-//! actor.
-//!
-//! ## Supervision
-//! The actor runs under `actix::Supervisor`. When a request fails in a way
-//! that leaves the pool unusable (closed pool, I/O error), the actor stops
-//! itself; the supervisor restarts it and `started` reopens the database.
-//! Messages sent meanwhile wait in the mailbox. [`CloseStore`] is the
-//! orderly end: it checkpoints the WAL and closes the pool for good.
+//! `AtomicResponse` futures, so a read-modify-write (fetch incumbent →
+//! ladder → upsert → audit) cannot interleave with another message; reads
+//! run concurrently on the same pool under WAL. See `actor.rs`.
 
-pub mod ann;
-mod audit_event;
-mod backfill;
-mod context;
+mod actor;
+mod audit;
 mod db;
 pub mod episodic;
-pub mod episodic_rank;
 mod error;
 mod handle;
 mod keyword;
-mod ladder;
 pub mod lessons;
 mod messages;
-mod mirror;
-mod report;
 mod semantic;
+mod settings;
 mod space;
-mod space_messages;
+mod stats;
+mod text;
 mod transfer;
-mod types;
-mod validate;
 
-use std::future::Future;
-use std::path::PathBuf;
-use std::time::Duration;
-
-use actix::prelude::*;
-use sqlx::sqlite::SqlitePool;
-
-use crate::clock::{format_ts, SharedClock};
-
-pub use audit_event::RecordEvent;
-pub use backfill::run_backfill;
-pub use context::{render_semantic_block, SEMANTIC_HEADER};
+pub use audit::{MemoryEvent, RecordEvent};
 pub use error::VectorStoreError;
 pub use handle::VectorStoreHandle;
-pub use keyword::KeywordQuery;
-pub use messages::*;
-pub use semantic::IfAbsentOutcome;
-pub use space::{semantic_document, signature, CommitVector, ReembedStatus, SpaceInfo};
-pub use space_messages::*;
+pub use semantic::{
+    normalize_prefix, render_semantic_block, IfAbsentOutcome, KeyState, ScoredEntry, SemanticEntry,
+    SemanticWrite, WriteOutcome, BUILTIN_PREFIXES, DEFAULT_CONFIDENCE_THRESHOLD, MAX_KEY_LEN,
+    MAX_VALUE_BYTES, SEMANTIC_HEADER, USER_EXPLICIT,
+};
+pub use settings::StoreSettings;
+pub use space::{
+    run_backfill, semantic_document, signature, CommitVector, ReembedStatus, SpaceInfo,
+};
+pub use stats::{EpisodicStats, MemoryStats, SemanticStats};
 pub use transfer::{
     ImportDocument, ImportEntry, ImportItem, ImportReport, MemoryExport, EXPORT_FORMAT,
     EXPORT_VERSION,
 };
-pub use types::{
-    EpisodicStats, MemoryEvent, MemoryStats, ScoredEntry, SemanticEntry, SemanticStats,
-    SemanticWrite, WriteOutcome,
-};
-pub use validate::{
-    normalize_prefix, BUILTIN_PREFIXES, DEFAULT_CONFIDENCE_THRESHOLD, MAX_KEY_LEN, MAX_VALUE_BYTES,
-    USER_EXPLICIT,
-};
-
-/// Tunables of the store, taken from the `memory` section of the config.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StoreSettings {
-    /// Extra allowed key prefixes, normalized to end in `.`.
-    pub extra_prefixes: Vec<String>,
-    /// Confidence automated writes need.
-    pub confidence_threshold: f64,
-    /// Audit events kept (oldest dropped beyond this).
-    pub max_events: u32,
-    /// Active episodic fragments kept.
-    pub episodic_max: u64,
-}
-
-impl Default for StoreSettings {
-    fn default() -> Self {
-        Self {
-            extra_prefixes: Vec::new(),
-            confidence_threshold: DEFAULT_CONFIDENCE_THRESHOLD,
-            max_events: 10_000,
-            episodic_max: episodic::DEFAULT_EPISODIC_MAX,
-        }
-    }
-}
-
-/// How long to wait before retrying a failed reopen after a restart.
-const REOPEN_RETRY: Duration = Duration::from_secs(2);
-
-/// The actor. Construct it with [`VectorStoreHandle::open`].
-pub struct VectorStore {
-    db_path: PathBuf,
-    pool: Option<SqlitePool>,
-    settings: StoreSettings,
-    clock: SharedClock,
-    closed: bool,
-    mirror: mirror::SemanticMirror,
-    episodic: episodic::EpisodicMirror,
-    space: SpaceInfo,
-    reembed: ReembedStatus,
-}
-
-impl VectorStore {
-    fn now(&self) -> String {
-        format_ts(self.clock.now())
-    }
-
-    fn pool(&self) -> Result<SqlitePool, VectorStoreError> {
-        match (&self.pool, self.closed) {
-            (_, true) => Err(VectorStoreError::Unavailable("the store is closed".into())),
-            (Some(pool), false) => Ok(pool.clone()),
-            (None, false) => Err(VectorStoreError::Unavailable(
-                "the database is being reopened".into(),
-            )),
-        }
-    }
-
-    /// Runs `op` on the pool with the mailbox held (read-modify-write).
-    fn atomic<T, F, Fut>(&mut self, op: F) -> AtomicResponse<Self, Result<T, VectorStoreError>>
-    where
-        T: 'static,
-        F: FnOnce(SqlitePool, StoreSettings, String) -> Fut,
-        Fut: Future<Output = Result<T, VectorStoreError>> + 'static,
-    {
-        AtomicResponse::new(self.run(op))
-    }
-
-    /// Runs `op` on the pool without holding the mailbox (reads).
-    ///
-    /// The query runs as its own task, not inside this actor's context:
-    /// while an `AtomicResponse` write is pending, actix polls none of the
-    /// context's other futures, so a read polled in-context would sit on the
-    /// pool connection it had taken. Four such reads exhaust the pool and the
-    /// write then waits for a connection until sqlx's acquire timeout
-    /// (`PoolTimedOut` after 30 s), and `CloseStore` waits forever. As a task
-    /// the read finishes and returns its connection regardless; only the
-    /// delivery of its result waits for the write.
-    fn concurrent<T, F, Fut>(
-        &mut self,
-        op: F,
-    ) -> ResponseActFuture<Self, Result<T, VectorStoreError>>
-    where
-        T: 'static,
-        F: FnOnce(SqlitePool, StoreSettings, String) -> Fut,
-        Fut: Future<Output = Result<T, VectorStoreError>> + 'static,
-    {
-        // The read runs as its own task, not inside the actor: while an
-        // AtomicResponse write holds the actor, futures inside the actor are
-        // not polled, so a read that had already taken a pool connection
-        // would sit on it and starve the write (and `close`) of connections.
-        // As a task it finishes and returns its connection; only the
-        // delivery of its result waits for the write.
-        self.run(|pool, settings, now| {
-            let task = actix::spawn(op(pool, settings, now));
-            async move {
-                task.await.unwrap_or_else(|e| {
-                    Err(VectorStoreError::Unavailable(format!(
-                        "read task failed: {e}"
-                    )))
-                })
-            }
-        })
-    }
-
-    fn run<T, F, Fut>(&mut self, op: F) -> ResponseActFuture<Self, Result<T, VectorStoreError>>
-    where
-        T: 'static,
-        F: FnOnce(SqlitePool, StoreSettings, String) -> Fut,
-        Fut: Future<Output = Result<T, VectorStoreError>> + 'static,
-    {
-        let pool = match self.pool() {
-            Ok(pool) => pool,
-            Err(e) => return Box::pin(fut::ready(Err(e))),
-        };
-        let fut = op(pool, self.settings.clone(), self.now());
-        Box::pin(fut.into_actor(self).map(|res, act, ctx| {
-            if let Err(e) = &res {
-                if e.is_fatal() && !act.closed {
-                    tracing::error!(error = %e, "memory.db connection lost; restarting the store");
-                    act.pool = None;
-                    ctx.stop();
-                }
-            }
-            res
-        }))
-    }
-
-    fn reopen(&mut self, ctx: &mut Context<Self>) {
-        let path = self.db_path.clone();
-        ctx.wait(
-            async move { db::open_pool(&path).await }
-                .into_actor(self)
-                .map(|res, act, ctx| match res {
-                    Ok(pool) => {
-                        tracing::info!(path = %act.db_path.display(), "memory.db reopened");
-                        act.pool = Some(pool);
-                    }
-                    Err(e) => {
-                        tracing::error!(error = %e, "reopening memory.db failed; retrying");
-                        ctx.run_later(REOPEN_RETRY, |act, ctx| act.reopen(ctx));
-                    }
-                }),
-        );
-    }
-}
-
-impl Actor for VectorStore {
-    type Context = Context<Self>;
-
-    fn started(&mut self, ctx: &mut Self::Context) {
-        if self.pool.is_none() && !self.closed {
-            self.reopen(ctx);
-        }
-    }
-}
-
-impl Supervised for VectorStore {
-    fn restarting(&mut self, _ctx: &mut Self::Context) {
-        tracing::warn!("VectorStore restarting");
-        self.pool = None;
-        self.mirror.reset();
-        self.episodic.reset();
-    }
-}
-
-#[cfg(test)]
-mod supervision_tests {
-    use super::*;
-    use crate::clock::system_clock;
-
-    fn write(key: &str) -> SemanticWrite {
-        SemanticWrite {
-            key: key.to_owned(),
-            value: serde_json::json!("v"),
-            confidence: 1.0,
-            source: USER_EXPLICIT.to_owned(),
-        }
-    }
-
-    /// A lost connection pool stops the actor; the supervisor restarts it,
-    /// `started` reopens memory.db, and the store serves again with its
-    /// data intact.
-    #[actix_rt::test]
-    async fn a_dead_pool_is_reopened_by_the_supervisor() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("memory.db");
-        let pool = db::open_pool(&path).await.unwrap();
-        let doomed = pool.clone();
-        let addr = Supervisor::start(move |_| VectorStore {
-            db_path: path,
-            pool: Some(pool),
-            settings: StoreSettings::default(),
-            clock: system_clock(),
-            closed: false,
-            mirror: Default::default(),
-            episodic: Default::default(),
-            space: Default::default(),
-            reembed: Default::default(),
-        });
-        let store = VectorStoreHandle {
-            addr,
-            embedder: None,
-        };
-        store.write_semantic(write("pref.before")).await.unwrap();
-
-        doomed.close().await;
-        let failed = store.write_semantic(write("pref.during")).await;
-        assert!(
-            matches!(
-                failed,
-                Err(VectorStoreError::Database(sqlx::Error::PoolClosed))
-            ),
-            "{failed:?}"
-        );
-        // The restart reopens the database before the next message is handled.
-        store.write_semantic(write("pref.after")).await.unwrap();
-        let keys: Vec<String> = store
-            .list_semantic(None, 10)
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|e| e.key)
-            .collect();
-        assert_eq!(keys, vec!["pref.after", "pref.before"]);
-    }
-
-    /// An orderly close is final: no restart, later calls are refused.
-    #[actix_rt::test]
-    async fn close_is_not_undone_by_the_supervisor() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = VectorStoreHandle::open(
-            dir.path().join("memory.db"),
-            StoreSettings::default(),
-            system_clock(),
-        )
-        .await
-        .unwrap();
-        store.close().await.unwrap();
-        assert!(matches!(
-            store.check_health().await,
-            Err(VectorStoreError::Unavailable(_))
-        ));
-    }
-}

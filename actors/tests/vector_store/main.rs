@@ -18,6 +18,9 @@ use kirocrew_actors::vector_store::{
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
+#[path = "../common/mod.rs"]
+mod common;
+
 mod audit;
 mod concurrency;
 mod ladder;
@@ -76,18 +79,14 @@ async fn manual_store_with(settings: StoreSettings) -> Fixture {
     let dir = tempfile::tempdir().expect("tempdir");
     let clock = ManualClock::new(start_time());
     let shared: SharedClock = clock.clone();
-    let store = VectorStoreHandle::open(db_path(&dir), settings, shared)
-        .await
-        .expect("open store");
+    let store = common::open_store_on(dir.path(), settings, shared).await;
     Fixture { dir, store, clock }
 }
 
 /// A fresh store on the system clock with default settings.
 async fn system_store() -> (TempDir, VectorStoreHandle) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let store = VectorStoreHandle::open(db_path(&dir), StoreSettings::default(), system_clock())
-        .await
-        .expect("open store");
+    let store = common::open_store(dir.path()).await;
     (dir, store)
 }
 

@@ -49,7 +49,7 @@ const MAX_ENTRIES: u64 = 1 << 24;
 
 /// What [`convert`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Converted {
+pub(super) struct Converted {
     /// Tensors rewritten from F16 to BF16.
     pub tensors: usize,
     /// Their weights.
@@ -73,7 +73,7 @@ struct Header {
 
 /// Writes to `out` the BF16 copy of the GGUF at `src`. Returns `None`
 /// (leaving `out` untouched) when the file has no F16 tensor.
-pub fn convert(src: &Path, out: &mut File) -> io::Result<Option<Converted>> {
+pub(super) fn convert(src: &Path, out: &mut File) -> io::Result<Option<Converted>> {
     let mut input = File::open(src)?;
     let file_len = input.metadata()?.len();
     let header = parse(&mut BufReader::new(&mut input), file_len)?;

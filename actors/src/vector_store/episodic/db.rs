@@ -4,10 +4,10 @@ use chrono::{DateTime, Utc};
 use sqlx::sqlite::{SqliteConnection, SqlitePool};
 
 use super::mirror::ChangedEpisode;
-use super::EpisodicEntry;
+use super::types::EpisodicEntry;
 use crate::embedder::vector::to_blob;
-use crate::vector_store::space::stored_vector;
-use crate::vector_store::VectorStoreError;
+use crate::vector_store::error::VectorStoreError;
+use crate::vector_store::space::types::stored_vector;
 
 #[derive(sqlx::FromRow)]
 struct Row {
@@ -31,7 +31,7 @@ impl From<Row> for EpisodicEntry {
 }
 
 /// Rows changed after `since` (tombstones included).
-pub async fn fetch_changed(
+pub(crate) async fn fetch_changed(
     pool: &SqlitePool,
     since: i64,
 ) -> Result<Vec<ChangedEpisode>, VectorStoreError> {
@@ -69,7 +69,7 @@ pub async fn fetch_changed(
 }
 
 /// The active row with this content hash.
-pub async fn active_by_hash(
+pub(crate) async fn active_by_hash(
     conn: &mut SqliteConnection,
     hash: &str,
 ) -> Result<Option<i64>, VectorStoreError> {
@@ -82,7 +82,7 @@ pub async fn active_by_hash(
 }
 
 /// Whether any row, active or tombstoned, has this content hash.
-pub async fn any_by_hash(pool: &SqlitePool, hash: &str) -> Result<bool, VectorStoreError> {
+pub(crate) async fn any_by_hash(pool: &SqlitePool, hash: &str) -> Result<bool, VectorStoreError> {
     let found: Option<i64> =
         sqlx::query_scalar("SELECT id FROM episodic_memories WHERE content_hash = ? LIMIT 1")
             .bind(hash)
@@ -92,7 +92,7 @@ pub async fn any_by_hash(pool: &SqlitePool, hash: &str) -> Result<bool, VectorSt
 }
 
 /// Active rows.
-pub async fn count_active(conn: &mut SqliteConnection) -> Result<u64, VectorStoreError> {
+pub(crate) async fn count_active(conn: &mut SqliteConnection) -> Result<u64, VectorStoreError> {
     let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM episodic_memories WHERE is_deleted = 0")
         .fetch_one(conn)
         .await?;
@@ -100,7 +100,10 @@ pub async fn count_active(conn: &mut SqliteConnection) -> Result<u64, VectorStor
 }
 
 /// Tombstones the `n` least important, oldest active rows; returns their ids.
-pub async fn evict(conn: &mut SqliteConnection, n: u64) -> Result<Vec<i64>, VectorStoreError> {
+pub(crate) async fn evict(
+    conn: &mut SqliteConnection,
+    n: u64,
+) -> Result<Vec<i64>, VectorStoreError> {
     Ok(sqlx::query_scalar(
         "UPDATE episodic_memories SET is_deleted = 1 WHERE id IN (
              SELECT id FROM episodic_memories WHERE is_deleted = 0
@@ -113,7 +116,7 @@ pub async fn evict(conn: &mut SqliteConnection, n: u64) -> Result<Vec<i64>, Vect
 }
 
 /// What an insert stores.
-pub struct NewEpisode<'a> {
+pub(crate) struct NewEpisode<'a> {
     /// Text.
     pub text: &'a str,
     /// Tags as JSON.
@@ -131,7 +134,7 @@ pub struct NewEpisode<'a> {
 }
 
 /// Inserts a row; returns its id.
-pub async fn insert(
+pub(crate) async fn insert(
     conn: &mut SqliteConnection,
     row: NewEpisode<'_>,
 ) -> Result<i64, VectorStoreError> {
@@ -153,7 +156,7 @@ pub async fn insert(
 }
 
 /// Tombstones one row; false if it was not active.
-pub async fn tombstone(pool: &SqlitePool, id: i64) -> Result<bool, VectorStoreError> {
+pub(crate) async fn tombstone(pool: &SqlitePool, id: i64) -> Result<bool, VectorStoreError> {
     let done =
         sqlx::query("UPDATE episodic_memories SET is_deleted = 1 WHERE id = ? AND is_deleted = 0")
             .bind(id)
@@ -169,7 +172,7 @@ const MIN_QUOTE_CHARS: usize = 3;
 
 /// Whether `text` quotes `phrase` (case-insensitive, on word boundaries,
 /// so "vim" is quoted by "uses vim daily" but not by "vimeo").
-pub fn quotes(text: &str, phrase: &str) -> bool {
+pub(crate) fn quotes(text: &str, phrase: &str) -> bool {
     let phrase = phrase.trim().to_lowercase();
     if phrase.chars().count() < MIN_QUOTE_CHARS {
         return false;
@@ -185,7 +188,7 @@ pub fn quotes(text: &str, phrase: &str) -> bool {
 /// Spec `_retire_stale_episodic`: tombstones the active rows that quote a
 /// superseded semantic value, so they cannot resurface the old fact.
 /// Returns the retired ids.
-pub async fn retire_quoting(
+pub(crate) async fn retire_quoting(
     conn: &mut SqliteConnection,
     old_value: &str,
 ) -> Result<Vec<i64>, VectorStoreError> {
@@ -213,7 +216,7 @@ pub async fn retire_quoting(
 }
 
 /// A page of active rows, newest first, and the active total.
-pub async fn page(
+pub(crate) async fn page(
     pool: &SqlitePool,
     offset: u32,
     limit: u32,
@@ -236,7 +239,7 @@ pub async fn page(
 /// An FTS5 query matching any word of `text` (OR logic) except stop
 /// words, or `None` if it has no words. Each word is quoted, so FTS syntax
 /// in user text is inert.
-pub fn fts_query(text: &str) -> Option<String> {
+pub(crate) fn fts_query(text: &str) -> Option<String> {
     let words: Vec<String> = crate::vector_store::keyword::query_words(text)
         .into_iter()
         .map(|w| format!("\"{w}\""))
@@ -245,7 +248,7 @@ pub fn fts_query(text: &str) -> Option<String> {
 }
 
 /// Active rows matching `text` by BM25, best first (at most `limit`).
-pub async fn keyword_search(
+pub(crate) async fn keyword_search(
     pool: &SqlitePool,
     text: &str,
     limit: u32,
@@ -268,7 +271,11 @@ pub async fn keyword_search(
 }
 
 /// Records that rows were returned by a search.
-pub async fn touch(pool: &SqlitePool, ids: &[i64], now: &str) -> Result<(), VectorStoreError> {
+pub(crate) async fn touch(
+    pool: &SqlitePool,
+    ids: &[i64],
+    now: &str,
+) -> Result<(), VectorStoreError> {
     for id in ids {
         sqlx::query("UPDATE episodic_memories SET last_accessed = ? WHERE id = ?")
             .bind(now)
@@ -280,7 +287,7 @@ pub async fn touch(pool: &SqlitePool, ids: &[i64], now: &str) -> Result<(), Vect
 }
 
 /// Active rows without a vector: (id, text).
-pub async fn missing_vectors(
+pub(crate) async fn missing_vectors(
     pool: &SqlitePool,
     limit: u32,
 ) -> Result<Vec<(i64, String)>, VectorStoreError> {
@@ -294,7 +301,7 @@ pub async fn missing_vectors(
 }
 
 /// Stores a backfilled vector if the row still has this text and no vector.
-pub async fn store_vector(
+pub(crate) async fn store_vector(
     conn: &mut SqliteConnection,
     id: i64,
     text: &str,

@@ -1,14 +1,20 @@
 //! Episodic methods of [`VectorStoreHandle`]: embed first (outside the
 //! store), then write or search through the actor.
 
-use super::messages::validate_text;
-use super::{DeleteEpisodic, ListEpisodic, SearchEpisodic, WriteEpisodic};
-use super::{EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite};
-use crate::embedder::EmbedKind;
-use crate::vector_store::messages::EmbeddedQuery;
-use crate::vector_store::space::CommitVector;
-use crate::vector_store::space_messages::GetSpace;
-use crate::vector_store::{VectorStoreError, VectorStoreHandle};
+use super::index::IndexState;
+use super::index_messages::GetEpisodicIndexState;
+use super::messages::{
+    validate_text, DeleteEpisodic, HasEpisodicText, ListEpisodic, ListMissingEpisodicVectors,
+    SearchEpisodic, StoreEpisodicVectors, WriteEpisodic,
+};
+use super::types::{
+    render_episodic_block, EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite, SearchMode,
+    CONTEXT_LIMIT,
+};
+use crate::screening::find_injection;
+use crate::vector_store::error::VectorStoreError;
+use crate::vector_store::handle::VectorStoreHandle;
+use crate::vector_store::space::types::CommitVector;
 
 impl VectorStoreHandle {
     /// Stores a fragment. Length and injection are checked before any
@@ -16,31 +22,23 @@ impl VectorStoreHandle {
     /// stored without a vector and the backfill sweep embeds it later.
     pub async fn write_episodic(&self, write: EpisodicWrite) -> Result<i64, VectorStoreError> {
         let text = validate_text(&write.text)?;
-        let mut vector = None;
-        if !write.defer_embedding && crate::screening::find_injection(&text).is_none() {
-            if let Some(embedder) = self.embedder() {
-                let generation = self.ask(GetSpace).await?.generation;
-                if let Ok((model_id, v)) = embedder.embed(&text, EmbedKind::Document).await {
-                    vector = Some(CommitVector {
-                        vector: v,
-                        model_id,
-                        generation,
-                    });
-                }
-            }
-        }
+        let vector = if write.defer_embedding || find_injection(&text).is_some() {
+            None
+        } else {
+            self.commit_vector(&text).await
+        };
         self.ask(WriteEpisodic { write, vector }).await
     }
 
     /// The episodic HNSW index: absent, building or ready (with its size and
     /// whether it was loaded from disk).
-    pub async fn episodic_index_state(&self) -> Result<super::index::IndexState, VectorStoreError> {
-        self.ask(super::GetEpisodicIndexState).await
+    pub async fn episodic_index_state(&self) -> Result<IndexState, VectorStoreError> {
+        self.ask(GetEpisodicIndexState).await
     }
 
     /// Whether a fragment with this text was ever stored (even if deleted).
     pub async fn episodic_text_seen(&self, text: &str) -> Result<bool, VectorStoreError> {
-        self.ask(super::HasEpisodicText {
+        self.ask(HasEpisodicText {
             text: text.to_owned(),
         })
         .await
@@ -51,18 +49,10 @@ impl VectorStoreHandle {
         &self,
         query: EpisodicQuery,
     ) -> Result<Vec<EpisodicHit>, VectorStoreError> {
-        let embedded = match self.embedder() {
-            // Keyword mode ranks by BM25 alone: no embed, no cosines.
-            Some(embedder)
-                if !query.text.trim().is_empty() && query.mode != super::SearchMode::Keyword =>
-            {
-                embedder
-                    .embed(&query.text, EmbedKind::Query)
-                    .await
-                    .ok()
-                    .map(|(model_id, vector)| EmbeddedQuery { vector, model_id })
-            }
-            _ => None,
+        // Keyword mode ranks by BM25 alone: no embed, no cosines.
+        let embedded = match query.mode {
+            SearchMode::Keyword => None,
+            _ => self.embed_query(&query.text).await,
         };
         self.ask(SearchEpisodic { query, embedded }).await
     }
@@ -77,10 +67,10 @@ impl VectorStoreHandle {
         if message.trim().is_empty() {
             return Ok(String::new());
         }
-        let mut query = EpisodicQuery::new(message, super::CONTEXT_LIMIT);
+        let mut query = EpisodicQuery::new(message, CONTEXT_LIMIT);
         query.relevance_filter = true;
         let hits = self.search_episodic(query).await?;
-        Ok(super::render_episodic_block(&hits, cap))
+        Ok(render_episodic_block(&hits, cap))
     }
 
     /// Fragments without a vector.
@@ -88,7 +78,7 @@ impl VectorStoreHandle {
         &self,
         limit: u32,
     ) -> Result<Vec<(i64, String)>, VectorStoreError> {
-        self.ask(super::ListMissingEpisodicVectors { limit }).await
+        self.ask(ListMissingEpisodicVectors { limit }).await
     }
 
     /// Stores backfilled fragment vectors.
@@ -96,7 +86,7 @@ impl VectorStoreHandle {
         &self,
         rows: Vec<(i64, String, CommitVector)>,
     ) -> Result<u64, VectorStoreError> {
-        self.ask(super::StoreEpisodicVectors { rows }).await
+        self.ask(StoreEpisodicVectors { rows }).await
     }
 
     /// Tombstones a fragment.

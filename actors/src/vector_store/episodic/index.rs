@@ -1,7 +1,7 @@
 //! The episodic HNSW index as the store uses it (spec: "Episodic Memory →
 //! Vector index"): the [`AnnIndex`] plus the state machine around it.
 //!
-//! - **Who feeds it:** only [`super::EpisodicMirror::apply`]. Every row change
+//! - **Who feeds it:** only `EpisodicMirror::apply`. Every row change
 //!   (insert, vector backfilled, tombstone, eviction, retirement) reaches the
 //!   mirror through the change sequence, so routing it here keeps the index
 //!   and the mirror in step without a second bookkeeping path.
@@ -22,7 +22,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::vector_store::ann::{AnnError, AnnIndex, IndexMeta};
+use crate::ann::{AnnError, AnnIndex, IndexMeta};
 
 /// Vectors of one space from which search goes through the graph (the
 /// measured k = 100 crossover).
@@ -65,7 +65,7 @@ pub struct IndexState {
 
 /// The index and its state.
 #[derive(Default)]
-pub struct EpisodicIndex {
+pub(crate) struct EpisodicIndex {
     state: State,
 }
 
@@ -92,7 +92,7 @@ impl EpisodicIndex {
     /// Follows one row change: a live vector of the index's space is added
     /// (unless already there: a loaded index is not rebuilt row by row);
     /// anything else (tombstone, vector cleared, another space) is removed.
-    pub fn on_row(&mut self, id: i64, vector: Option<(&str, &[f32])>) {
+    pub(crate) fn on_row(&mut self, id: i64, vector: Option<(&str, &[f32])>) {
         match &mut self.state {
             State::Absent => {}
             State::Building { signature, removed } => {
@@ -128,7 +128,7 @@ impl EpisodicIndex {
     /// number of vectors of that space, O(n) to count) is only asked when
     /// no build runs and no index of that space serves, since this is
     /// checked on every search.
-    pub fn wants_build(&self, signature: &str, rows: impl FnOnce() -> usize) -> bool {
+    pub(crate) fn wants_build(&self, signature: &str, rows: impl FnOnce() -> usize) -> bool {
         match &self.state {
             State::Building { .. } => false,
             State::Ready { signature: s, .. } if s == signature => false,
@@ -137,7 +137,7 @@ impl EpisodicIndex {
     }
 
     /// Marks a load/build as running for `signature`.
-    pub fn start_build(&mut self, signature: &str) {
+    pub(crate) fn start_build(&mut self, signature: &str) {
         self.state = State::Building {
             signature: signature.to_owned(),
             removed: Vec::new(),
@@ -147,7 +147,7 @@ impl EpisodicIndex {
     /// Installs a finished index if it is still wanted, reconciled with the
     /// mirror: ids tombstoned during the build are removed, and `live` rows
     /// (every active vector of the space now) missing from it are added.
-    pub fn install<'a>(
+    pub(crate) fn install<'a>(
         &mut self,
         signature: &str,
         mut index: AnnIndex,
@@ -185,13 +185,18 @@ impl EpisodicIndex {
     }
 
     /// A failed load/build: back to exact scans.
-    pub fn abandon(&mut self) {
+    pub(crate) fn abandon(&mut self) {
         self.state = State::Absent;
     }
 
     /// The `k` nearest ids with their cosine, when a ready index of
     /// `signature` holds at least [`ANN_MIN_ROWS`] vectors.
-    pub fn search(&self, query: &[f32], signature: &str, k: usize) -> Option<Vec<(i64, f32)>> {
+    pub(crate) fn search(
+        &self,
+        query: &[f32],
+        signature: &str,
+        k: usize,
+    ) -> Option<Vec<(i64, f32)>> {
         match &self.state {
             State::Ready {
                 signature: s,
@@ -209,7 +214,7 @@ impl EpisodicIndex {
     }
 
     /// Takes a ready index out for saving (at close), with its metadata.
-    pub fn take_for_save(&mut self) -> Option<(AnnIndex, IndexMeta)> {
+    pub(crate) fn take_for_save(&mut self) -> Option<(AnnIndex, IndexMeta)> {
         match std::mem::take(&mut self.state) {
             State::Ready {
                 signature, index, ..
@@ -228,7 +233,7 @@ impl EpisodicIndex {
     }
 
     /// Puts back an index taken by [`Self::take_for_save`].
-    pub fn restore(&mut self, signature: &str, index: AnnIndex) {
+    pub(crate) fn restore(&mut self, signature: &str, index: AnnIndex) {
         if matches!(self.state, State::Absent) {
             self.state = State::Ready {
                 signature: signature.to_owned(),
@@ -239,7 +244,7 @@ impl EpisodicIndex {
     }
 
     /// The state, for stats and tests.
-    pub fn state(&self) -> IndexState {
+    pub(crate) fn state(&self) -> IndexState {
         match &self.state {
             State::Absent => IndexState {
                 state: "absent",

@@ -6,14 +6,15 @@ use actix::prelude::*;
 
 use super::db;
 use super::index::{index_path, IndexState};
-use crate::vector_store::ann::{build, AnnError, AnnIndex, IndexMeta};
-use crate::vector_store::{VectorStore, VectorStoreError};
+use crate::ann::{build, AnnError, AnnIndex, IndexMeta};
+use crate::vector_store::actor::VectorStore;
+use crate::vector_store::error::VectorStoreError;
 
 /// A finished load/build, sent by the task [`VectorStore::start_index_build`]
 /// spawned.
 #[derive(Message)]
 #[rtype(result = "()")]
-pub struct InstallEpisodicIndex {
+pub(crate) struct InstallEpisodicIndex {
     /// The space it was built for.
     pub signature: String,
     /// The index and whether it was loaded from disk, or why there is none.
@@ -23,7 +24,7 @@ pub struct InstallEpisodicIndex {
 /// Reports the episodic index state.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<IndexState, VectorStoreError>")]
-pub struct GetEpisodicIndexState;
+pub(crate) struct GetEpisodicIndexState;
 
 impl Handler<GetEpisodicIndexState> for VectorStore {
     type Result = Result<IndexState, VectorStoreError>;
@@ -42,7 +43,7 @@ type Saved = (Option<(String, AnnIndex)>, bool);
 /// without a ready index.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<bool, VectorStoreError>")]
-pub struct SaveEpisodicIndex;
+pub(crate) struct SaveEpisodicIndex;
 
 impl VectorStore {
     /// Starts loading (or else building) the index for `signature` from the

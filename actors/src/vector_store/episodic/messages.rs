@@ -3,16 +3,18 @@
 use actix::prelude::*;
 
 use super::db::{self, NewEpisode};
+use super::rank::{sanitize_tags, NEAR_DUPLICATE_COSINE};
 use super::search::{exact_cosines, rank, rescore, Inputs};
-use super::{content_hash, EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite};
-use super::{MAX_TEXT_CHARS, MIN_TEXT_CHARS};
+use super::types::{
+    content_hash, EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite, SearchMode,
+    MAX_TEXT_CHARS, MIN_TEXT_CHARS,
+};
 use crate::clock::format_ts;
 use crate::screening::{find_injection, redact};
-use crate::vector_store::db::{record_event, NewEvent};
-use crate::vector_store::episodic_rank::{sanitize_tags, NEAR_DUPLICATE_COSINE};
-use crate::vector_store::messages::EmbeddedQuery;
-use crate::vector_store::space::CommitVector;
-use crate::vector_store::{VectorStore, VectorStoreError};
+use crate::vector_store::actor::VectorStore;
+use crate::vector_store::audit::{record_event, NewEvent};
+use crate::vector_store::error::VectorStoreError;
+use crate::vector_store::space::types::{CommitVector, EmbeddedQuery};
 
 /// Graph candidates fetched per requested result (the MMR pool then has
 /// room to diversify), and the least fetched.
@@ -22,7 +24,7 @@ const ANN_MIN_CANDIDATES: usize = 100;
 /// Stores a fragment (vector embedded beforehand, if any).
 #[derive(Debug, Message)]
 #[rtype(result = "Result<i64, VectorStoreError>")]
-pub struct WriteEpisodic {
+pub(crate) struct WriteEpisodic {
     /// The fragment.
     pub write: EpisodicWrite,
     /// Its vector, made before the call.
@@ -32,7 +34,7 @@ pub struct WriteEpisodic {
 /// Searches fragments.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<Vec<EpisodicHit>, VectorStoreError>")]
-pub struct SearchEpisodic {
+pub(crate) struct SearchEpisodic {
     /// Parameters.
     pub query: EpisodicQuery,
     /// The query's embedding, when ready.
@@ -44,7 +46,7 @@ pub struct SearchEpisodic {
 /// the cap removed.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<bool, VectorStoreError>")]
-pub struct HasEpisodicText {
+pub(crate) struct HasEpisodicText {
     /// The text.
     pub text: String,
 }
@@ -61,7 +63,7 @@ impl Handler<HasEpisodicText> for VectorStore {
 /// Tombstones one fragment.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(), VectorStoreError>")]
-pub struct DeleteEpisodic {
+pub(crate) struct DeleteEpisodic {
     /// Row id.
     pub id: i64,
 }
@@ -69,7 +71,7 @@ pub struct DeleteEpisodic {
 /// A page of fragments, newest first, with the total.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(Vec<EpisodicEntry>, i64), VectorStoreError>")]
-pub struct ListEpisodic {
+pub(crate) struct ListEpisodic {
     /// Rows to skip.
     pub offset: u32,
     /// Page size.
@@ -77,7 +79,7 @@ pub struct ListEpisodic {
 }
 
 /// Checks length and screening; returns the trimmed text.
-pub fn validate_text(text: &str) -> Result<String, VectorStoreError> {
+pub(super) fn validate_text(text: &str) -> Result<String, VectorStoreError> {
     let trimmed = text.trim();
     let chars = trimmed.chars().count();
     if !(MIN_TEXT_CHARS..=MAX_TEXT_CHARS).contains(&chars) {
@@ -132,10 +134,7 @@ impl Handler<WriteEpisodic> for VectorStore {
                     })
                 })
                 .map(|res, act, ctx| {
-                    if matches!(&res, Err(e) if e.is_fatal()) {
-                        act.pool = None;
-                        ctx.stop();
-                    }
+                    act.stop_if_fatal(&res, ctx);
                     res
                 }),
         ))
@@ -223,8 +222,8 @@ impl Handler<SearchEpisodic> for VectorStore {
     fn handle(&mut self, msg: SearchEpisodic, _: &mut Context<Self>) -> Self::Result {
         let since = self.episodic.seq();
         let text = msg.query.text.clone();
-        let want_keywords = msg.embedded.is_none() || msg.query.mode != super::SearchMode::Vector;
-        let pool_size = crate::vector_store::episodic_rank::MMR_MAX_POOL as u32;
+        let want_keywords = msg.embedded.is_none() || msg.query.mode != SearchMode::Vector;
+        let pool_size = super::rank::MMR_MAX_POOL as u32;
         let fetch = self.concurrent(move |pool, _, _| async move {
             let changed = db::fetch_changed(&pool, since).await?;
             let keyword = if want_keywords {
@@ -250,10 +249,8 @@ impl Handler<SearchEpisodic> for VectorStore {
                 .map(|(e, sig)| (e.vector.as_slice(), sig));
             // The graph's top candidates when it serves this space (large
             // stores), else every row's exact cosine.
-            let candidates = (msg.query.limit * ANN_CANDIDATES_PER_RESULT).clamp(
-                ANN_MIN_CANDIDATES,
-                crate::vector_store::episodic_rank::MMR_MAX_POOL,
-            );
+            let candidates = (msg.query.limit * ANN_CANDIDATES_PER_RESULT)
+                .clamp(ANN_MIN_CANDIDATES, super::rank::MMR_MAX_POOL);
             let cosines = vector
                 .map(
                     |(v, sig)| match act.episodic.index.search(v, sig, candidates) {
@@ -318,7 +315,7 @@ impl Handler<ListEpisodic> for VectorStore {
 /// Fragments without a vector: (id, text).
 #[derive(Debug, Message)]
 #[rtype(result = "Result<Vec<(i64, String)>, VectorStoreError>")]
-pub struct ListMissingEpisodicVectors {
+pub(crate) struct ListMissingEpisodicVectors {
     /// At most this many.
     pub limit: u32,
 }
@@ -326,7 +323,7 @@ pub struct ListMissingEpisodicVectors {
 /// Stores backfilled fragment vectors (row unchanged, generation current).
 #[derive(Debug, Message)]
 #[rtype(result = "Result<u64, VectorStoreError>")]
-pub struct StoreEpisodicVectors {
+pub(crate) struct StoreEpisodicVectors {
     /// (id, text the vector was made from, vector).
     pub rows: Vec<(i64, String, CommitVector)>,
 }

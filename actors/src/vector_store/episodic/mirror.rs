@@ -8,12 +8,12 @@ use std::ops::Bound::{Excluded, Unbounded};
 use chrono::{DateTime, Utc};
 
 use super::index::EpisodicIndex;
-use super::EpisodicEntry;
+use super::types::EpisodicEntry;
 use crate::embedder::vector::cosine;
 
 /// One changed row as read from memory.db.
 #[derive(Debug, Clone)]
-pub struct ChangedEpisode {
+pub(crate) struct ChangedEpisode {
     /// The row.
     pub entry: EpisodicEntry,
     /// Parsed `created_at`.
@@ -28,7 +28,7 @@ pub struct ChangedEpisode {
 
 /// A mirrored active row.
 #[derive(Debug, Clone)]
-pub struct MirrorEpisode {
+pub(crate) struct MirrorEpisode {
     /// The row.
     pub entry: EpisodicEntry,
     /// Parsed `created_at`.
@@ -41,7 +41,7 @@ pub struct MirrorEpisode {
 
 /// Active episodic rows.
 #[derive(Debug, Default)]
-pub struct EpisodicMirror {
+pub(crate) struct EpisodicMirror {
     seq: i64,
     /// By id, which is write order: episode neighbours are adjacent keys.
     rows: BTreeMap<i64, MirrorEpisode>,
@@ -51,17 +51,17 @@ pub struct EpisodicMirror {
 
 impl EpisodicMirror {
     /// Highest change sequence applied.
-    pub fn seq(&self) -> i64 {
+    pub(crate) fn seq(&self) -> i64 {
         self.seq
     }
 
     /// Forgets everything (the next delta reloads).
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         *self = Self::default();
     }
 
     /// Applies changed rows; older versions never replace newer ones.
-    pub fn apply(&mut self, changed: Vec<ChangedEpisode>) {
+    pub(crate) fn apply(&mut self, changed: Vec<ChangedEpisode>) {
         for row in changed {
             self.seq = self.seq.max(row.seq);
             if self
@@ -94,13 +94,13 @@ impl EpisodicMirror {
     }
 
     /// An active row.
-    pub fn get(&self, id: i64) -> Option<&MirrorEpisode> {
+    pub(crate) fn get(&self, id: i64) -> Option<&MirrorEpisode> {
         self.rows.get(&id)
     }
 
     /// The active rows written just before and just after `id` (whatever
     /// their age; the caller decides what counts as the same episode).
-    pub fn neighbours(&self, id: i64) -> [Option<&MirrorEpisode>; 2] {
+    pub(crate) fn neighbours(&self, id: i64) -> [Option<&MirrorEpisode>; 2] {
         [
             self.rows.range(..id).next_back().map(|(_, r)| r),
             self.rows
@@ -111,7 +111,7 @@ impl EpisodicMirror {
     }
 
     /// Active rows with a vector of `signature`, as (id, vector).
-    pub fn vectors_in<'a>(
+    pub(crate) fn vectors_in<'a>(
         &'a self,
         signature: &'a str,
     ) -> impl Iterator<Item = (i64, &'a [f32])> + 'a {
@@ -121,23 +121,13 @@ impl EpisodicMirror {
         })
     }
 
-    /// Number of active rows.
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    /// Whether no row is active.
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
     /// Active rows, in id order.
-    pub fn rows(&self) -> impl Iterator<Item = &MirrorEpisode> {
+    pub(crate) fn rows(&self) -> impl Iterator<Item = &MirrorEpisode> {
         self.rows.values()
     }
 
     /// The most similar active row with a vector of `signature`, if any.
-    pub fn nearest(&self, query: &[f32], signature: &str) -> Option<(i64, f32)> {
+    pub(crate) fn nearest(&self, query: &[f32], signature: &str) -> Option<(i64, f32)> {
         self.rows
             .values()
             .filter_map(|row| match &row.vector {

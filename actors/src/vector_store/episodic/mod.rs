@@ -8,215 +8,27 @@
 //! active row — tombstoned twins never block) by the vector mirror. Search
 //! fuses the vector and FTS5/BM25 rankings by default (hybrid mode), or
 //! runs the reference's decayed-cosine ranking (vector mode) or BM25 alone;
-//! see `episodic_rank` for the scoring rules.
+//! see `rank.rs` for the scoring rules.
 
-mod db;
+//!
+//! Files: `types.rs` (records, limits, the context block), `messages.rs`
+//! (the actor protocol), `handle.rs` (embed-first handle methods), `db.rs`
+//! (SQL), `mirror.rs` (the in-actor copy of active rows and their vectors),
+//! `search.rs` + `rank.rs` (ranking, pure), `index.rs` +
+//! `index_messages.rs` (the HNSW index's life cycle).
+
+pub(super) mod db;
 mod handle;
-pub mod index;
-mod index_messages;
+mod index;
+pub(super) mod index_messages;
 mod messages;
-mod mirror;
+pub(super) mod mirror;
+pub(super) mod rank;
 mod search;
+pub(super) mod types;
 
-use serde::{Deserialize, Serialize};
-
-pub(crate) use db::retire_quoting;
-pub use index_messages::{GetEpisodicIndexState, SaveEpisodicIndex};
-pub use messages::*;
-pub use mirror::EpisodicMirror;
-
-use super::context::fit_lines;
-
-/// Shortest fragment kept, in characters.
-pub const MIN_TEXT_CHARS: usize = 10;
-/// Longest fragment kept, in characters.
-pub const MAX_TEXT_CHARS: usize = 2000;
-/// Active fragments kept; beyond, the least important, oldest are tombstoned.
-pub const DEFAULT_EPISODIC_MAX: u64 = 10_000;
-/// Fragments in an `[Episodic Memory]` block.
-pub const CONTEXT_LIMIT: usize = 8;
-/// Characters kept of each fragment in the block.
-pub const CONTEXT_FRAGMENT_CHARS: usize = 1500;
-/// The block's own character cap.
-pub const CONTEXT_CAP: usize = 3000;
-
-/// A fragment to store.
-#[derive(Debug, Clone)]
-pub struct EpisodicWrite {
-    /// 10–2,000 characters.
-    pub text: String,
-    /// Free-form tags (sanitized on write).
-    pub tags: Vec<String>,
-    /// Clamped to [0, 1].
-    pub importance: f64,
-    /// Who wrote it.
-    pub source: String,
-    /// When it happened (default: now); imports and benchmarks date rows.
-    pub created_at: Option<chrono::DateTime<chrono::Utc>>,
-    /// Store now, embed later in the backfill sweep (bulk writers).
-    pub defer_embedding: bool,
-    /// Import preservation mode: a near-duplicate or a full store rejects
-    /// the new item instead of evicting anything.
-    pub preserve: bool,
-    /// Reject near-duplicates (off only for benchmarks that ingest turns).
-    pub dedup: bool,
-}
-
-impl EpisodicWrite {
-    /// A fragment with default importance 0.5, deduplicated, embedded now.
-    pub fn new(text: impl Into<String>, source: impl Into<String>) -> Self {
-        Self {
-            text: text.into(),
-            tags: Vec::new(),
-            importance: 0.5,
-            source: source.into(),
-            created_at: None,
-            defer_embedding: false,
-            preserve: false,
-            dedup: true,
-        }
-    }
-}
-
-/// One stored fragment.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct EpisodicEntry {
-    /// Row id.
-    pub id: i64,
-    /// The text.
-    pub text: String,
-    /// Sanitized tags.
-    pub tags: Vec<String>,
-    /// Importance in [0, 1].
-    pub importance: f64,
-    /// When it happened (RFC 3339, UTC).
-    pub created_at: String,
-}
-
-/// A search result with its score parts.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EpisodicHit {
-    /// The fragment.
-    #[serde(flatten)]
-    pub entry: EpisodicEntry,
-    /// Final ranking score.
-    pub score: f64,
-    /// Raw cosine to the query, when vectors were compared.
-    pub cosine: Option<f32>,
-    /// exp(−0.03 × days_old) at query time.
-    pub decay: f64,
-    /// Whether the raw cosine clears the relevance gate (keyword-only hits
-    /// have no cosine and pass).
-    pub passed_gate: bool,
-}
-
-/// Which rankings a search uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum SearchMode {
-    /// The reference: cosine × importance × decay (keyword fallback
-    /// without a query vector).
-    Vector,
-    /// FTS5/BM25 only.
-    Keyword,
-    /// The default: fused BM25 + cosine relevance with episode context and
-    /// a bounded recency prior (see `episodic_rank`); it wins on LoCoMo.
-    #[default]
-    Hybrid,
-}
-
-/// Search parameters.
-#[derive(Debug, Clone)]
-pub struct EpisodicQuery {
-    /// Free text.
-    pub text: String,
-    /// At most this many results (after MMR).
-    pub limit: usize,
-    /// Drop candidates under the relevance gate before ranking.
-    pub relevance_filter: bool,
-    /// Rerank for diversity.
-    pub mmr: bool,
-    /// Rankings to use.
-    pub mode: SearchMode,
-    /// "Now" for decay (default: the store's clock).
-    pub as_of: Option<chrono::DateTime<chrono::Utc>>,
-}
-
-impl EpisodicQuery {
-    /// Defaults: hybrid mode, MMR on, no gate.
-    pub fn new(text: impl Into<String>, limit: usize) -> Self {
-        Self {
-            text: text.into(),
-            limit,
-            relevance_filter: false,
-            mmr: true,
-            mode: SearchMode::Hybrid,
-            as_of: None,
-        }
-    }
-}
-
-/// The text's content hash: blake3 of the trimmed text with whitespace
-/// runs folded, so re-sent copies that differ only in spacing match.
-pub fn content_hash(text: &str) -> String {
-    let folded = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    blake3::hash(folded.as_bytes()).to_hex().to_string()
-}
-
-/// Renders the `[Episodic Memory]` block: at most [`CONTEXT_LIMIT`]
-/// fragments, each cut to [`CONTEXT_FRAGMENT_CHARS`], the whole within
-/// min([`CONTEXT_CAP`], `cap`) characters; empty when nothing fits.
-pub fn render_episodic_block(hits: &[EpisodicHit], cap: usize) -> String {
-    let lines = hits.iter().take(CONTEXT_LIMIT).map(|hit| {
-        let text: String = hit
-            .entry
-            .text
-            .chars()
-            .take(CONTEXT_FRAGMENT_CHARS)
-            .collect();
-        let created = &hit.entry.created_at;
-        let day = created.get(..10).unwrap_or(created);
-        format!("- ({day}) {}", text.replace('\n', " "))
-    });
-    fit_lines("[Episodic Memory]", lines, cap.min(CONTEXT_CAP))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn hit(text: &str) -> EpisodicHit {
-        EpisodicHit {
-            entry: EpisodicEntry {
-                id: 1,
-                text: text.into(),
-                tags: vec![],
-                importance: 0.5,
-                created_at: "2026-01-02T03:04:05.000000Z".into(),
-            },
-            score: 1.0,
-            cosine: Some(0.9),
-            decay: 1.0,
-            passed_gate: true,
-        }
-    }
-
-    #[test]
-    fn hashes_ignore_spacing_only() {
-        assert_eq!(content_hash("a  b\n c"), content_hash("a b c"));
-        assert_ne!(content_hash("a b c"), content_hash("a b d"));
-    }
-
-    #[test]
-    fn block_limits_fragments_and_characters() {
-        let hits: Vec<_> = (0..10).map(|i| hit(&format!("fragment {i}"))).collect();
-        let block = render_episodic_block(&hits, 10_000);
-        assert_eq!(block.lines().count(), 1 + CONTEXT_LIMIT);
-        assert!(block.starts_with("[Episodic Memory]\n- (2026-01-02) fragment 0"));
-        let long = vec![hit(&"x".repeat(5000)), hit(&"y".repeat(5000))];
-        let block = render_episodic_block(&long, 10_000);
-        assert!(block.chars().count() <= CONTEXT_CAP);
-        assert_eq!(block.matches('x').count(), CONTEXT_FRAGMENT_CHARS);
-        assert_eq!(render_episodic_block(&long, 50), "");
-    }
-}
+pub use index::{index_path, IndexState, ANN_MIN_ROWS};
+pub use types::{
+    EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite, SearchMode, CONTEXT_CAP,
+    CONTEXT_FRAGMENT_CHARS, CONTEXT_LIMIT, DEFAULT_EPISODIC_MAX, MAX_TEXT_CHARS, MIN_TEXT_CHARS,
+};

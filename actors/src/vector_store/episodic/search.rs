@@ -10,15 +10,15 @@ use std::collections::{BTreeSet, HashMap};
 use chrono::{DateTime, Utc};
 
 use super::mirror::{EpisodicMirror, MirrorEpisode};
-use super::{EpisodicHit, EpisodicQuery, SearchMode};
-use crate::embedder::vector::cosine;
-use crate::vector_store::episodic_rank::{
+use super::rank::{
     decay, decayed_score, fuse, importance_factor, min_max, mmr, passes_gate, recency_prior,
     same_episode, with_episode_context, word_set, MMR_MAX_POOL,
 };
+use super::types::{EpisodicHit, EpisodicQuery, SearchMode};
+use crate::embedder::vector::cosine;
 
 /// Inputs besides the mirror.
-pub struct Inputs<'a> {
+pub(super) struct Inputs<'a> {
     /// The query.
     pub query: &'a EpisodicQuery,
     /// The query vector and the space signature, when it embedded.
@@ -51,7 +51,11 @@ fn row_cosine(row: &MirrorEpisode, query: &[f32], signature: &str) -> Option<f32
 }
 
 /// The exact scan: the cosine of every active row in the query's space.
-pub fn exact_cosines(mirror: &EpisodicMirror, query: &[f32], signature: &str) -> Vec<(i64, f32)> {
+pub(super) fn exact_cosines(
+    mirror: &EpisodicMirror,
+    query: &[f32],
+    signature: &str,
+) -> Vec<(i64, f32)> {
     mirror
         .rows()
         .filter_map(|row| Some((row.entry.id, row_cosine(row, query, signature)?)))
@@ -60,7 +64,7 @@ pub fn exact_cosines(mirror: &EpisodicMirror, query: &[f32], signature: &str) ->
 
 /// The graph's candidates with their exact cosine from the mirror's f32
 /// vectors (the graph stores f16); ids the mirror no longer has are dropped.
-pub fn rescore(
+pub(super) fn rescore(
     mirror: &EpisodicMirror,
     query: &[f32],
     signature: &str,
@@ -167,7 +171,7 @@ fn hybrid_ranking(mirror: &EpisodicMirror, input: &Inputs<'_>) -> Vec<Candidate>
 /// Ranks, gates and diversifies. Without a query vector, vector mode falls
 /// back to keyword ranking (the spec's fallback ladder) and hybrid mode
 /// fuses the keyword term alone.
-pub fn rank(mirror: &EpisodicMirror, input: Inputs<'_>) -> Vec<EpisodicHit> {
+pub(super) fn rank(mirror: &EpisodicMirror, input: Inputs<'_>) -> Vec<EpisodicHit> {
     let q = input.query;
     let mode = match q.mode {
         SearchMode::Vector if input.vector.is_none() => SearchMode::Keyword,

@@ -2,16 +2,14 @@
 //! store's critical section (plus at most five lessons still missing a
 //! vector, so the embedding rung of the dedup ladder fills in lazily).
 
-use super::{
-    parse_lesson_text, validate_lesson, GetLessonsContext, Lesson, LessonOutcome, LessonWrite,
-    ListLessons, ListLessonsMissingVectors, WriteLesson, LESSON_PREFIX, MAX_BACKFILLS_PER_WRITE,
+use super::messages::{GetLessonsContext, ListLessons, ListLessonsMissingVectors, WriteLesson};
+use super::rules::{
+    parse_lesson_text, validate_lesson, Lesson, LessonOutcome, LessonWrite, MAX_BACKFILLS_PER_WRITE,
 };
-use crate::embedder::{EmbedKind, EmbedderHandle};
-use crate::vector_store::context::value_text;
-use crate::vector_store::messages::EmbeddedQuery;
-use crate::vector_store::space::CommitVector;
-use crate::vector_store::space_messages::GetSpace;
-use crate::vector_store::{VectorStoreError, VectorStoreHandle};
+use crate::vector_store::error::VectorStoreError;
+use crate::vector_store::handle::VectorStoreHandle;
+use crate::vector_store::semantic::validate::LESSON_PREFIX;
+use crate::vector_store::text::value_text;
 
 impl VectorStoreHandle {
     /// The one lesson write path (spec: `write_lesson`): validation, then the
@@ -24,17 +22,9 @@ impl VectorStoreHandle {
         write: LessonWrite,
     ) -> Result<LessonOutcome, VectorStoreError> {
         let (rule, _) = validate_lesson(&write).map_err(VectorStoreError::InvalidLesson)?;
-        let mut vector = None;
-        if let Some(embedder) = self.embedder() {
-            let generation = self.ask(GetSpace).await?.generation;
-            if let Ok((model_id, v)) = embedder.embed(&rule, EmbedKind::Document).await {
-                vector = Some(CommitVector {
-                    vector: v,
-                    model_id,
-                    generation,
-                });
-                self.backfill_lessons(embedder, generation).await;
-            }
+        let vector = self.commit_vector(&rule).await;
+        if vector.is_some() {
+            self.backfill_lessons().await;
         }
         self.ask(WriteLesson { write, vector }).await
     }
@@ -42,7 +32,7 @@ impl VectorStoreHandle {
     /// Embeds up to [`MAX_BACKFILLS_PER_WRITE`] lessons that have no vector
     /// (their rule text, as the writer would have). Best effort: a failure
     /// leaves them for the next write.
-    async fn backfill_lessons(&self, embedder: &EmbedderHandle, generation: i64) {
+    async fn backfill_lessons(&self) {
         let Ok(missing) = self
             .ask(ListLessonsMissingVectors {
                 limit: MAX_BACKFILLS_PER_WRITE,
@@ -57,12 +47,7 @@ impl VectorStoreHandle {
                 .map(|v| value_text(&v))
                 .unwrap_or_else(|_| value_json.clone());
             let (rule, _) = parse_lesson_text(&text);
-            if let Ok((model_id, v)) = embedder.embed(&rule, EmbedKind::Document).await {
-                let commit = CommitVector {
-                    vector: v,
-                    model_id,
-                    generation,
-                };
+            if let Some(commit) = self.commit_vector(&rule).await {
                 rows.push((key, value_json, commit));
             }
         }
@@ -93,14 +78,7 @@ impl VectorStoreHandle {
         request: &str,
         budget: usize,
     ) -> Result<String, VectorStoreError> {
-        let embedded = match self.embedder() {
-            Some(embedder) if !request.trim().is_empty() => embedder
-                .embed(request, EmbedKind::Query)
-                .await
-                .ok()
-                .map(|(model_id, vector)| EmbeddedQuery { vector, model_id }),
-            _ => None,
-        };
+        let embedded = self.embed_query(request).await;
         self.ask(GetLessonsContext {
             query: request.to_owned(),
             embedded,

@@ -4,17 +4,21 @@
 
 use actix::prelude::*;
 
-use super::store::{self, StoredLesson};
-use super::{lesson_relevance, render_lessons_block, Lesson, LessonOutcome, LessonWrite};
+use super::db::{self as store, StoredLesson};
+use super::rules::{
+    lesson_relevance, lesson_text, render_lessons_block, Lesson, LessonCategory, LessonOutcome,
+    LessonWrite,
+};
 use crate::embedder::vector::cosine;
-use crate::vector_store::messages::EmbeddedQuery;
-use crate::vector_store::space::CommitVector;
-use crate::vector_store::{KeywordQuery, VectorStore, VectorStoreError};
+use crate::vector_store::actor::VectorStore;
+use crate::vector_store::error::VectorStoreError;
+use crate::vector_store::keyword::KeywordQuery;
+use crate::vector_store::space::types::{CommitVector, EmbeddedQuery};
 
 /// Writes a lesson through the dedup ladder (rule vector made beforehand).
 #[derive(Debug, Message)]
 #[rtype(result = "Result<LessonOutcome, VectorStoreError>")]
-pub struct WriteLesson {
+pub(crate) struct WriteLesson {
     /// The lesson.
     pub write: LessonWrite,
     /// The rule's vector, if the embedder is ready.
@@ -24,12 +28,12 @@ pub struct WriteLesson {
 /// Lists active lessons, newest first.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<Vec<Lesson>, VectorStoreError>")]
-pub struct ListLessons;
+pub(crate) struct ListLessons;
 
 /// Lesson rows without a vector: (key, value JSON), newest first.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<Vec<(String, String)>, VectorStoreError>")]
-pub struct ListLessonsMissingVectors {
+pub(crate) struct ListLessonsMissingVectors {
     /// At most this many.
     pub limit: u32,
 }
@@ -37,11 +41,11 @@ pub struct ListLessonsMissingVectors {
 /// Records a lesson's category (import of an export document).
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(), VectorStoreError>")]
-pub struct SetLessonCategory {
+pub(crate) struct SetLessonCategory {
     /// The lesson key.
     pub key: String,
     /// Its category.
-    pub category: super::LessonCategory,
+    pub category: LessonCategory,
 }
 
 impl Handler<SetLessonCategory> for VectorStore {
@@ -57,7 +61,7 @@ impl Handler<SetLessonCategory> for VectorStore {
 /// Renders the `[Learned corrections]` block for a request.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<String, VectorStoreError>")]
-pub struct GetLessonsContext {
+pub(crate) struct GetLessonsContext {
     /// The request; empty means newest first.
     pub query: String,
     /// The request's embedding, when ready.
@@ -117,7 +121,7 @@ fn rank_lessons(
                 Some((vs, v)) if vs == sig => Some(cosine(q, v)),
                 _ => None,
             });
-            let text = super::lesson_text(&s.lesson.rule, s.lesson.negative.as_deref());
+            let text = lesson_text(&s.lesson.rule, s.lesson.negative.as_deref());
             (lesson_relevance(&keywords, &text, cos), s.lesson)
         })
         .collect();

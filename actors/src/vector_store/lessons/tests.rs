@@ -1,4 +1,5 @@
-use super::*;
+use super::rules::*;
+use crate::vector_store::keyword::KeywordQuery;
 
 fn existing(rule: &str, cosine: Option<f32>) -> ExistingLesson {
     ExistingLesson {

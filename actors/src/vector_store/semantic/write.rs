@@ -8,25 +8,20 @@
 
 use sqlx::sqlite::SqlitePool;
 
-use super::context::{value_text, LESSON_PREFIX};
-use super::db::{self, NewEvent};
-use super::episodic::retire_quoting;
-use super::error::VectorStoreError;
+use super::db;
 use super::ladder::{decide, Incumbent, Verdict};
-use super::space::{store_semantic_vector, CommitVector, SpaceInfo};
-use super::types::{SemanticEntry, SemanticWrite, WriteOutcome};
-use super::validate::{validate_confidence, validate_key, validate_source, validate_value};
-use super::StoreSettings;
+use super::types::{IfAbsentOutcome, SemanticEntry, SemanticWrite, WriteOutcome};
+use super::validate::{
+    validate_confidence, validate_key, validate_source, validate_value, LESSON_PREFIX,
+};
 use crate::screening::{find_injection_in_json, redact};
-
-/// What `set_semantic_if_absent` did with one entry.
-#[derive(Debug, Clone, PartialEq)]
-pub enum IfAbsentOutcome {
-    /// Stored: the key had no active row.
-    Inserted(SemanticEntry),
-    /// Left alone: an active row exists (never overwritten).
-    Exists,
-}
+use crate::vector_store::audit::{record_event, NewEvent};
+use crate::vector_store::episodic::db::retire_quoting;
+use crate::vector_store::error::VectorStoreError;
+use crate::vector_store::settings::StoreSettings;
+use crate::vector_store::space::db::store_semantic_vector;
+use crate::vector_store::space::types::{CommitVector, SpaceInfo};
+use crate::vector_store::text::value_text;
 
 const MEMORY_TYPE: &str = "semantic";
 
@@ -49,7 +44,7 @@ async fn admit(
     if let Some(pattern) = find_injection_in_json(&write.value) {
         let snippet = redact(&value_text(&write.value));
         let mut conn = pool.acquire().await?;
-        db::record_event(
+        record_event(
             &mut conn,
             NewEvent {
                 event_type: "injection_blocked",
@@ -79,7 +74,7 @@ async fn audit(
     value_json: &str,
     now: &str,
 ) -> Result<(), VectorStoreError> {
-    db::record_event(
+    record_event(
         conn,
         NewEvent {
             event_type,
@@ -100,7 +95,7 @@ async fn audit(
 /// `vector` (embedded before this call, outside the store's critical
 /// section) is stored only if it was made in the current `space`
 /// generation; otherwise the row keeps a NULL vector for the backfill sweep.
-pub async fn write(
+pub(crate) async fn write(
     pool: &SqlitePool,
     settings: &StoreSettings,
     write: SemanticWrite,
@@ -174,7 +169,7 @@ async fn retire_stale_episodic(
 ) -> Result<(), VectorStoreError> {
     for id in retire_quoting(conn, old_text).await? {
         let reason = format!("quoted superseded value of {}", write.key);
-        db::record_event(
+        record_event(
             conn,
             NewEvent {
                 event_type: "retire",
@@ -194,7 +189,7 @@ async fn retire_stale_episodic(
 
 /// Bulk-import write: validated and screened like any write, but an existing
 /// active row is never touched.
-pub async fn write_if_absent(
+pub(crate) async fn write_if_absent(
     pool: &SqlitePool,
     settings: &StoreSettings,
     write: SemanticWrite,
@@ -223,7 +218,7 @@ pub async fn write_if_absent(
 }
 
 /// Tombstones a key and audits the old value.
-pub async fn delete(
+pub(crate) async fn delete(
     pool: &SqlitePool,
     settings: &StoreSettings,
     key: &str,
@@ -236,7 +231,7 @@ pub async fn delete(
     };
     db::tombstone_semantic(&mut tx, key, now).await?;
     let old_json = existing.value.to_string();
-    db::record_event(
+    record_event(
         &mut tx,
         NewEvent {
             event_type: "delete",
@@ -255,7 +250,7 @@ pub async fn delete(
 }
 
 /// The active row for `key`.
-pub async fn get(pool: &SqlitePool, key: &str) -> Result<SemanticEntry, VectorStoreError> {
+pub(crate) async fn get(pool: &SqlitePool, key: &str) -> Result<SemanticEntry, VectorStoreError> {
     let mut conn = pool.acquire().await?;
     db::fetch_active_semantic(&mut conn, key)
         .await?

@@ -6,20 +6,22 @@
 use sqlx::sqlite::SqlitePool;
 use sqlx::SqliteConnection;
 
-use super::{
+use super::rules::{
     dedup, lesson_key, lesson_text, parse_lesson_text, validate_lesson, Dedup, ExistingLesson,
     Lesson, LessonCategory, LessonOutcome, LessonWrite,
 };
 use crate::embedder::vector::cosine;
-use crate::vector_store::context::value_text;
-use crate::vector_store::ladder::{decide, Incumbent, Verdict};
-use crate::vector_store::space::{stored_vector, CommitVector, SpaceInfo};
-use crate::vector_store::types::{SemanticWrite, WriteOutcome};
-use crate::vector_store::{semantic, StoreSettings, VectorStoreError};
+use crate::vector_store::error::VectorStoreError;
+use crate::vector_store::semantic::ladder::{decide, Incumbent, Verdict};
+use crate::vector_store::semantic::types::{SemanticWrite, WriteOutcome};
+use crate::vector_store::semantic::write;
+use crate::vector_store::settings::StoreSettings;
+use crate::vector_store::space::types::{stored_vector, CommitVector, SpaceInfo};
+use crate::vector_store::text::value_text;
 
 /// An active lesson row as stored.
 #[derive(Debug, Clone)]
-pub struct StoredLesson {
+pub(crate) struct StoredLesson {
     /// The lesson.
     pub lesson: Lesson,
     /// Confidence of the row.
@@ -63,7 +65,7 @@ fn from_row(row: Row) -> StoredLesson {
 }
 
 /// Active lessons, newest first.
-pub async fn active_lessons(
+pub(crate) async fn active_lessons(
     conn: &mut SqliteConnection,
 ) -> Result<Vec<StoredLesson>, VectorStoreError> {
     let rows: Vec<Row> = sqlx::query_as(
@@ -79,7 +81,7 @@ pub async fn active_lessons(
 }
 
 /// Lesson rows without a vector: (key, value JSON), newest first.
-pub async fn missing_vectors(
+pub(crate) async fn missing_vectors(
     pool: &SqlitePool,
     limit: u32,
 ) -> Result<Vec<(String, String)>, VectorStoreError> {
@@ -94,7 +96,7 @@ pub async fn missing_vectors(
 }
 
 /// Records a lesson's category (insert or replace).
-pub async fn set_category(
+pub(crate) async fn set_category(
     pool: &SqlitePool,
     key: &str,
     category: LessonCategory,
@@ -113,7 +115,7 @@ pub async fn set_category(
 /// The write: dedup ladder → the row through `semantic::write` → the
 /// category → the superseded lesson tombstoned (last, so a failure midway
 /// leaves two lessons rather than none).
-pub async fn write(
+pub(crate) async fn write(
     pool: &SqlitePool,
     settings: &StoreSettings,
     space: &SpaceInfo,
@@ -170,10 +172,10 @@ pub async fn write(
         confidence: write.confidence,
         source: write.source.clone(),
     };
-    let (outcome, _) = semantic::write(pool, settings, row, vector, space, now).await?;
+    let (outcome, _) = write::write(pool, settings, row, vector, space, now).await?;
     set_category(pool, &key, write.category).await?;
     if let Some(old) = replaced {
-        semantic::delete(pool, settings, &old, &write.source, now).await?;
+        write::delete(pool, settings, &old, &write.source, now).await?;
         return Ok(LessonOutcome::Replaced { key, replaced: old });
     }
     Ok(match outcome {

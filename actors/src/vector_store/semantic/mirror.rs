@@ -13,14 +13,14 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::context::value_text;
-use super::keyword::{stems, KeywordQuery};
 use super::types::{ScoredEntry, SemanticEntry};
 use crate::embedder::vector::cosine;
+use crate::vector_store::keyword::{stems, KeywordQuery};
+use crate::vector_store::text::value_text;
 
 /// One changed row as read from memory.db.
 #[derive(Debug, Clone)]
-pub struct ChangedRow {
+pub(crate) struct ChangedRow {
     /// The row as stored.
     pub entry: SemanticEntry,
     /// Its change sequence number.
@@ -42,13 +42,13 @@ struct MirrorRow {
 
 /// Weight of the cosine term when the query embedded (spec:
 /// `_SEMANTIC_VECTOR_WEIGHT`).
-pub const VECTOR_WEIGHT: f64 = 0.6;
+pub(crate) const VECTOR_WEIGHT: f64 = 0.6;
 /// Weight of the keyword term alongside a cosine (`_SEMANTIC_KEYWORD_WEIGHT`).
-pub const KEYWORD_WEIGHT: f64 = 0.4;
+pub(crate) const KEYWORD_WEIGHT: f64 = 0.4;
 
 /// A query vector and the space signature it belongs to.
 #[derive(Debug, Clone, Copy)]
-pub struct QueryVector<'a> {
+pub(crate) struct QueryVector<'a> {
     /// The embedded query.
     pub vector: &'a [f32],
     /// `<model_id>/<dim>` of the space it was made in.
@@ -57,25 +57,25 @@ pub struct QueryVector<'a> {
 
 /// Active semantic rows with precomputed stems.
 #[derive(Debug, Default)]
-pub struct SemanticMirror {
+pub(crate) struct SemanticMirror {
     seq: i64,
     rows: HashMap<String, MirrorRow>,
 }
 
 impl SemanticMirror {
     /// The highest change sequence applied so far (0 when empty).
-    pub fn seq(&self) -> i64 {
+    pub(crate) fn seq(&self) -> i64 {
         self.seq
     }
 
     /// Forgets everything (after a restart the next delta reloads it all).
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         *self = Self::default();
     }
 
     /// Applies rows changed since [`Self::seq`]. Applying the same or an
     /// older delta twice is harmless: a row only replaces an older version.
-    pub fn apply(&mut self, changed: Vec<ChangedRow>) {
+    pub(crate) fn apply(&mut self, changed: Vec<ChangedRow>) {
         for row in changed {
             self.seq = self.seq.max(row.seq);
             if self
@@ -116,7 +116,7 @@ impl SemanticMirror {
     /// un-embedded rows cannot outrank embedded ones on keywords alone);
     /// without one, keyword only. `keep` filters rows before they are
     /// cloned out.
-    pub fn rank(
+    pub(crate) fn rank(
         &self,
         query: &KeywordQuery,
         vector: Option<QueryVector<'_>>,

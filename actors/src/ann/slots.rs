@@ -2,7 +2,10 @@
 
 use std::sync::{Condvar, Mutex, PoisonError};
 
-use super::{MAX_SEARCH_SLOTS, MIN_SEARCH_SLOTS};
+/// Bounds on the concurrent searches served at once (the machine's
+/// parallelism, clamped); more wait for a slot.
+const MIN_SEARCH_SLOTS: usize = 4;
+const MAX_SEARCH_SLOTS: usize = 64;
 
 /// usearch serves each call from one of a fixed number of per-thread
 /// contexts and fails a search that finds none free ("Reserve capacity

@@ -8,7 +8,7 @@
 //! matches what the caller expects *and* the index bytes hash to what the
 //! sidecar recorded, so a torn save (new index, old sidecar), a truncated or
 //! bit-flipped file, or a file from another space all come back as
-//! `Ok(None)`: the caller rebuilds from SQLite with [`super::build`]. A corrupt
+//! `Ok(None)`: the caller rebuilds from SQLite with `build`. A corrupt
 //! graph never reaches usearch's loader.
 
 use std::ffi::OsString;
@@ -21,27 +21,28 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use usearch::{Index, MetricKind};
 
-use super::slots::Slots;
-use super::{
+use super::index::{
     index_err, options, AnnError, AnnIndex, EXPANSION_ADD, EXPANSION_SEARCH, SCALAR, SIDECAR_FORMAT,
 };
+use super::slots::Slots;
 
 /// What a saved index describes: the embedding space its vectors were made
 /// in and how many rows it holds. `load` accepts a file only when both
 /// equal what the caller counts in SQLite.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexMeta {
-    /// `<model_id>/<dim>`, as [`super::signature`] makes it.
+    /// The embedding space, as the caller names it; it must end in
+    /// `/<dim>` (the store's `<model_id>/<dim>` signature does).
     pub signature: String,
     /// Live (non-tombstoned) vectors in the index.
     pub count: u64,
 }
 
 impl IndexMeta {
-    /// Metadata for `count` vectors of `model_id`/`dim`.
-    pub fn new(model_id: &str, dim: usize, count: u64) -> Self {
+    /// Metadata for `count` vectors of the space `signature`.
+    pub fn new(signature: impl Into<String>, count: u64) -> Self {
         Self {
-            signature: crate::vector_store::signature(model_id, dim),
+            signature: signature.into(),
             count,
         }
     }

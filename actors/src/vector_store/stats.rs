@@ -1,19 +1,59 @@
-//! Read-only reports over the whole store: stats and export.
+//! Counts and sizes over the whole store (`/api/memory/stats`,
+//! `kirocrew memory stats`).
 
 use std::path::Path;
 
 use sqlx::sqlite::SqlitePool;
 
+use serde::Serialize;
+
 use super::db;
 use super::error::VectorStoreError;
-use super::space::SpaceInfo;
-use super::transfer::{MemoryExport, EXPORT_FORMAT, EXPORT_VERSION};
-use super::types::{EpisodicStats, MemoryStats, SemanticStats};
+use super::space::types::SpaceInfo;
+
+/// Counts for `/api/memory/stats` and `kirocrew memory stats`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MemoryStats {
+    /// Semantic rows.
+    pub semantic: SemanticStats,
+    /// Episodic rows.
+    pub episodic: EpisodicStats,
+    /// Rows in the audit trail.
+    pub events: i64,
+    /// memory.db size on disk (main file plus WAL).
+    pub db_size_bytes: u64,
+    /// `hybrid` once an embedding space is recorded, else `keyword`.
+    pub retrieval: &'static str,
+    /// The recorded embedding space.
+    pub embedding_space: SpaceInfo,
+}
+
+/// Semantic counts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SemanticStats {
+    /// Active (not tombstoned) rows.
+    pub active: i64,
+    /// Tombstoned rows.
+    pub deleted: i64,
+    /// Active rows that carry a vector.
+    pub embedded: i64,
+    /// Active rows per key prefix (`pref`, `project`, …).
+    pub by_prefix: std::collections::BTreeMap<String, i64>,
+}
+
+/// Episodic counts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EpisodicStats {
+    /// Active rows.
+    pub active: i64,
+    /// Tombstoned rows.
+    pub deleted: i64,
+}
 
 /// Counts and sizes for the stats endpoint.
 /// `hybrid` once a model's space is recorded (rows then rank by cosine and
 /// keywords), else `keyword`.
-pub async fn stats(
+pub(super) async fn stats(
     pool: &SqlitePool,
     db_path: &Path,
     space: SpaceInfo,
@@ -71,27 +111,4 @@ fn wal_path(db_path: &Path) -> std::path::PathBuf {
 
 fn file_size(path: &Path) -> u64 {
     std::fs::metadata(path).map_or(0, |m| m.len())
-}
-
-/// Every active semantic row, sorted by key.
-pub async fn export(pool: &SqlitePool, now: String) -> Result<MemoryExport, VectorStoreError> {
-    let mut semantic = db::list_semantic(pool, None, None).await?;
-    semantic.sort_by(|a, b| a.key.cmp(&b.key));
-    // Lesson categories live beside the rows (lesson_meta); carry them so a
-    // restore keeps them.
-    let lesson_categories: std::collections::BTreeMap<String, String> = sqlx::query_as(
-        "SELECT m.key, m.category FROM lesson_meta m
-         JOIN semantic_memory s ON s.key = m.key WHERE s.is_deleted = 0",
-    )
-    .fetch_all(pool)
-    .await?
-    .into_iter()
-    .collect();
-    Ok(MemoryExport {
-        format: EXPORT_FORMAT.to_owned(),
-        version: EXPORT_VERSION,
-        exported_at: now,
-        semantic,
-        lesson_categories,
-    })
 }

@@ -27,33 +27,33 @@
 use std::hash::{Hash, Hasher};
 
 /// Cosine a fragment needs for context injection.
-pub const RELEVANCE_THRESHOLD: f32 = 0.55;
+pub(crate) const RELEVANCE_THRESHOLD: f32 = 0.55;
 /// Relaxed threshold for long fragments (long texts dilute cosine).
-pub const LONG_TEXT_THRESHOLD: f32 = 0.42;
+pub(crate) const LONG_TEXT_THRESHOLD: f32 = 0.42;
 /// What counts as long, in characters.
-pub const LONG_TEXT_CHARS: usize = 300;
+pub(crate) const LONG_TEXT_CHARS: usize = 300;
 /// Daily decay rate: exp(−0.03 × days) halves at ~23 days.
-pub const DECAY_PER_DAY: f64 = 0.03;
+pub(crate) const DECAY_PER_DAY: f64 = 0.03;
 /// MMR trade-off between relevance and novelty.
-pub const MMR_LAMBDA: f64 = 0.6;
+pub(crate) const MMR_LAMBDA: f64 = 0.6;
 /// Recall-safe ceiling on the MMR candidate pool.
-pub const MMR_MAX_POOL: usize = 1000;
+pub(crate) const MMR_MAX_POOL: usize = 1000;
 /// Weight of the keyword (BM25) term in hybrid relevance; the cosine term
 /// gets the rest. Equal weights: no ranker is preferred a priori.
-pub const HYBRID_KEYWORD_WEIGHT: f64 = 0.5;
+pub(crate) const HYBRID_KEYWORD_WEIGHT: f64 = 0.5;
 /// Share of its best neighbour's relevance a fragment inherits.
-pub const EPISODE_CONTEXT_WEIGHT: f64 = 0.5;
+pub(crate) const EPISODE_CONTEXT_WEIGHT: f64 = 0.5;
 /// Longest silence inside one episode: the spec's idle-session rule
 /// (`memory.history_idle_hours` defaults to 3).
-pub const EPISODE_GAP_HOURS: f64 = 3.0;
+pub(crate) const EPISODE_GAP_HOURS: f64 = 3.0;
 /// Most of a hybrid score that age can take away.
-pub const RECENCY_PRIOR_WEIGHT: f64 = 0.1;
+pub(crate) const RECENCY_PRIOR_WEIGHT: f64 = 0.1;
 /// Cosine above which a new fragment duplicates an existing one.
-pub const NEAR_DUPLICATE_COSINE: f32 = 0.88;
+pub(crate) const NEAR_DUPLICATE_COSINE: f32 = 0.88;
 
 /// Whether a fragment of `chars` characters with raw cosine `cosine` may be
 /// injected into context.
-pub fn passes_gate(cosine: f32, chars: usize) -> bool {
+pub(crate) fn passes_gate(cosine: f32, chars: usize) -> bool {
     let threshold = if chars > LONG_TEXT_CHARS {
         LONG_TEXT_THRESHOLD
     } else {
@@ -63,30 +63,30 @@ pub fn passes_gate(cosine: f32, chars: usize) -> bool {
 }
 
 /// The time factor: exp(−0.03 × days_old); future dates count as today.
-pub fn decay(days_old: f64) -> f64 {
+pub(crate) fn decay(days_old: f64) -> f64 {
     (-DECAY_PER_DAY * days_old.max(0.0)).exp()
 }
 
 /// cosine × (0.7 + 0.3 × importance) × decay.
-pub fn decayed_score(cosine: f32, importance: f64, days_old: f64) -> f64 {
+pub(crate) fn decayed_score(cosine: f32, importance: f64, days_old: f64) -> f64 {
     f64::from(cosine) * importance_factor(importance) * decay(days_old)
 }
 
 /// The spec's importance factor: 0.7 + 0.3 × importance.
-pub fn importance_factor(importance: f64) -> f64 {
+pub(crate) fn importance_factor(importance: f64) -> f64 {
     0.7 + 0.3 * importance.clamp(0.0, 1.0)
 }
 
 /// Hybrid mode's recency prior: 1 for today, falling towards
 /// 1 − [`RECENCY_PRIOR_WEIGHT`] with the spec's decay curve.
-pub fn recency_prior(days_old: f64) -> f64 {
+pub(crate) fn recency_prior(days_old: f64) -> f64 {
     1.0 - RECENCY_PRIOR_WEIGHT + RECENCY_PRIOR_WEIGHT * decay(days_old)
 }
 
 /// Hybrid relevance in [0, 1] from a normalized keyword score and, when the
 /// query embedded, a normalized cosine (both in [0, 1]). Without a query
 /// vector the keyword term is all there is.
-pub fn fuse(keyword: f64, vector: Option<f64>) -> f64 {
+pub(crate) fn fuse(keyword: f64, vector: Option<f64>) -> f64 {
     match vector {
         Some(v) => HYBRID_KEYWORD_WEIGHT * keyword + (1.0 - HYBRID_KEYWORD_WEIGHT) * v,
         None => keyword,
@@ -95,7 +95,7 @@ pub fn fuse(keyword: f64, vector: Option<f64>) -> f64 {
 
 /// Maps scores onto [0, 1] by min-max over `scores`; all-equal (or empty)
 /// scores map to 0, since they cannot tell candidates apart.
-pub fn min_max(scores: impl Iterator<Item = f64> + Clone) -> impl Fn(f64) -> f64 {
+pub(crate) fn min_max(scores: impl Iterator<Item = f64> + Clone) -> impl Fn(f64) -> f64 {
     let lo = scores.clone().fold(f64::INFINITY, f64::min);
     let hi = scores.fold(f64::NEG_INFINITY, f64::max);
     move |s| {
@@ -108,13 +108,13 @@ pub fn min_max(scores: impl Iterator<Item = f64> + Clone) -> impl Fn(f64) -> f64
 }
 
 /// Whether two fragments written `gap_hours` apart belong to one episode.
-pub fn same_episode(gap_hours: f64) -> bool {
+pub(crate) fn same_episode(gap_hours: f64) -> bool {
     gap_hours.abs() <= EPISODE_GAP_HOURS
 }
 
 /// A fragment's relevance plus [`EPISODE_CONTEXT_WEIGHT`] × the best
 /// relevance among its episode neighbours.
-pub fn with_episode_context(own: f64, neighbours: &[f64]) -> f64 {
+pub(crate) fn with_episode_context(own: f64, neighbours: &[f64]) -> f64 {
     own + EPISODE_CONTEXT_WEIGHT * neighbours.iter().copied().fold(0.0, f64::max)
 }
 
@@ -122,7 +122,7 @@ pub fn with_episode_context(own: f64, neighbours: &[f64]) -> f64 {
 /// words of `text`, each hashed once, sorted and deduplicated. Comparing two
 /// sorted id lists is a linear merge with no hashing or allocation, which is
 /// what MMR does thousands of times per search.
-pub fn word_set(text: &str) -> WordSet {
+pub(crate) fn word_set(text: &str) -> WordSet {
     let mut ids: Vec<u64> = text
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -139,10 +139,10 @@ pub fn word_set(text: &str) -> WordSet {
 
 /// Sorted, distinct word hashes (see [`word_set`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WordSet(Vec<u64>);
+pub(crate) struct WordSet(Vec<u64>);
 
 /// |a ∩ b| / |a ∪ b|; 0 for two empty sets.
-pub fn jaccard(a: &WordSet, b: &WordSet) -> f64 {
+pub(crate) fn jaccard(a: &WordSet, b: &WordSet) -> f64 {
     let (a, b) = (&a.0, &b.0);
     let (mut i, mut j, mut common) = (0, 0, 0usize);
     while i < a.len() && j < b.len() {
@@ -175,7 +175,7 @@ pub fn jaccard(a: &WordSet, b: &WordSet) -> f64 {
 /// is sorted best first a step stops scanning once λ × relevance cannot beat
 /// the best value found (redundancy is never negative). A 1,000-candidate
 /// pool then costs a few dozen word sets instead of a million Jaccards.
-pub fn mmr(relevance: &[f64], words: impl Fn(usize) -> WordSet, limit: usize) -> Vec<usize> {
+pub(crate) fn mmr(relevance: &[f64], words: impl Fn(usize) -> WordSet, limit: usize) -> Vec<usize> {
     let pool = relevance.len().min(MMR_MAX_POOL);
     let sorted = relevance[..pool].windows(2).all(|w| w[0] >= w[1]);
     let mut sets: Vec<Option<WordSet>> = vec![None; pool];
@@ -225,7 +225,7 @@ pub fn mmr(relevance: &[f64], words: impl Fn(usize) -> WordSet, limit: usize) ->
 /// Normalizes tags: trimmed, lowercase, inner whitespace to '-', only
 /// letters, digits, '-', '_', ':' and '.', at most 40 chars each, at most
 /// 20 tags, no duplicates, order kept.
-pub fn sanitize_tags(tags: &[String]) -> Vec<String> {
+pub(crate) fn sanitize_tags(tags: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for tag in tags {
         let cleaned: String = tag

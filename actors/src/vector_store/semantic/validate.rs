@@ -8,11 +8,15 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-use super::error::VectorStoreError;
+use crate::vector_store::error::VectorStoreError;
 
 /// Prefixes every install accepts. `lesson.` is the lessons tier writing into
 /// the same table; the other three are the fact prefixes.
 pub const BUILTIN_PREFIXES: &[&str] = &["pref.", "project.", "user.", "lesson."];
+
+/// Keys under this prefix are lessons: written only through the lesson
+/// path, and rendered in their own `[Learned corrections]` block.
+pub const LESSON_PREFIX: &str = "lesson.";
 
 /// Longest key accepted, in bytes (keys are ASCII by construction).
 pub const MAX_KEY_LEN: usize = 100;
@@ -51,7 +55,7 @@ pub fn normalize_prefix(prefix: &str) -> Result<String, String> {
 }
 
 /// Checks a key's shape, length and prefix allowlist.
-pub fn validate_key(key: &str, extra_prefixes: &[String]) -> Result<(), VectorStoreError> {
+pub(crate) fn validate_key(key: &str, extra_prefixes: &[String]) -> Result<(), VectorStoreError> {
     if key.len() > MAX_KEY_LEN {
         return Err(VectorStoreError::InvalidKey(format!(
             "key is {} bytes; the limit is {MAX_KEY_LEN}",
@@ -82,7 +86,7 @@ pub fn validate_key(key: &str, extra_prefixes: &[String]) -> Result<(), VectorSt
 
 /// Checks a value and returns its canonical serialization (compact JSON with
 /// sorted object keys, so an unchanged value always compares equal).
-pub fn validate_value(value: &Value) -> Result<String, VectorStoreError> {
+pub(crate) fn validate_value(value: &Value) -> Result<String, VectorStoreError> {
     if value.is_null() {
         return Err(VectorStoreError::InvalidValue(
             "value must not be null; delete the key to remove it".to_owned(),
@@ -100,7 +104,7 @@ pub fn validate_value(value: &Value) -> Result<String, VectorStoreError> {
 }
 
 /// Checks a source label.
-pub fn validate_source(source: &str) -> Result<(), VectorStoreError> {
+pub(crate) fn validate_source(source: &str) -> Result<(), VectorStoreError> {
     if SOURCE_RE.is_match(source) {
         Ok(())
     } else {
@@ -111,7 +115,7 @@ pub fn validate_source(source: &str) -> Result<(), VectorStoreError> {
 }
 
 /// Checks the confidence range and the gate for automated sources.
-pub fn validate_confidence(
+pub(crate) fn validate_confidence(
     confidence: f64,
     source: &str,
     threshold: f64,

@@ -10,7 +10,7 @@
 use super::validate::USER_EXPLICIT;
 
 /// Confidences this close count as equal.
-pub const CONFIDENCE_TIE_BAND: f64 = 0.1;
+pub(crate) const CONFIDENCE_TIE_BAND: f64 = 0.1;
 
 /// Absorbs binary rounding so that, e.g., 0.9 vs 0.8 (0.0999…98 apart in
 /// f64) and 0.95 vs 0.85 (0.1000…01 apart) both count as "within 0.1".
@@ -18,7 +18,7 @@ const EPSILON: f64 = 1e-9;
 
 /// The stored row an incoming write competes with.
 #[derive(Debug, Clone, Copy)]
-pub struct Incumbent<'a> {
+pub(crate) struct Incumbent<'a> {
     /// Its source label.
     pub source: &'a str,
     /// Its confidence.
@@ -27,7 +27,7 @@ pub struct Incumbent<'a> {
 
 /// What the ladder decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// No active row: insert.
     Create,
     /// The incoming write wins: overwrite.
@@ -38,7 +38,7 @@ pub enum Verdict {
 
 /// Decides whether an incoming write (`source`, `confidence`) replaces
 /// `incumbent`.
-pub fn decide(incumbent: Option<Incumbent<'_>>, source: &str, confidence: f64) -> Verdict {
+pub(crate) fn decide(incumbent: Option<Incumbent<'_>>, source: &str, confidence: f64) -> Verdict {
     let Some(old) = incumbent else {
         return Verdict::Create;
     };

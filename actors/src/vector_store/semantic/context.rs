@@ -1,25 +1,12 @@
 //! Rendering of the `[Semantic Memory]` context block (spec: "Semantic
 //! Memory → Context injection").
 
-use serde_json::Value;
-
 use super::types::ScoredEntry;
+use super::validate::LESSON_PREFIX;
+use crate::vector_store::text::{fit_lines, value_text};
 
 /// The block header.
 pub const SEMANTIC_HEADER: &str = "[Semantic Memory]";
-
-/// Keys under this prefix have their own `[Learned corrections]` block.
-pub const LESSON_PREFIX: &str = "lesson.";
-
-/// The value as it appears in a prompt: a JSON string's contents, anything
-/// else as compact JSON; newlines folded so each entry stays one line.
-pub fn value_text(value: &Value) -> String {
-    let text = match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    text.replace(['\r', '\n'], " ")
-}
 
 /// Renders ranked entries (best first) as `key: value` lines under the
 /// header, within `cap` characters including the header. `lesson.*` keys are
@@ -36,37 +23,12 @@ pub fn render_semantic_block(ranked: &[ScoredEntry], cap: usize) -> String {
     fit_lines(SEMANTIC_HEADER, lines, cap)
 }
 
-/// `header` followed by as many `lines` as fit within `cap` characters, in
-/// order; a line that does not fit is dropped and the scan goes on. Empty
-/// when no line fits. Shared by every context block.
-pub(crate) fn fit_lines(
-    header: &str,
-    lines: impl IntoIterator<Item = String>,
-    cap: usize,
-) -> String {
-    let mut out = String::from(header);
-    let mut used = header.chars().count();
-    let mut any = false;
-    for line in lines {
-        let len = line.chars().count() + 1;
-        if used + len <= cap {
-            out.push('\n');
-            out.push_str(&line);
-            used += len;
-            any = true;
-        }
-    }
-    if any {
-        out
-    } else {
-        String::new()
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
-    use crate::vector_store::types::SemanticEntry;
+    use crate::vector_store::semantic::types::SemanticEntry;
 
     fn scored(key: &str, value: Value, score: f64) -> ScoredEntry {
         ScoredEntry {
@@ -126,10 +88,5 @@ mod tests {
         let ranked = vec![scored("pref.a", Value::String("1".into()), 0.9)];
         assert_eq!(render_semantic_block(&ranked, 5), "");
         assert_eq!(render_semantic_block(&[], 1000), "");
-    }
-
-    #[test]
-    fn multiline_values_stay_on_one_line() {
-        assert_eq!(value_text(&Value::String("a\nb\r\nc".into())), "a b  c");
     }
 }

@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::error::VectorStoreError;
-use super::types::SemanticEntry;
+use crate::vector_store::error::VectorStoreError;
+use crate::vector_store::semantic::types::SemanticEntry;
 
 /// The `format` tag of an export document.
 pub const EXPORT_FORMAT: &str = "kirocrew-memory-export";

@@ -9,10 +9,9 @@
 //! the next sweep picks them up). Progress lands in the store's `reembed`
 //! snapshot; only one sweep (or model apply) runs at a time.
 
-use super::error::VectorStoreError;
-use super::handle::VectorStoreHandle;
-use super::space::{semantic_document, CommitVector};
-use crate::embedder::EmbedKind;
+use super::types::semantic_document;
+use crate::vector_store::error::VectorStoreError;
+use crate::vector_store::handle::VectorStoreHandle;
 
 /// Rows per embed batch.
 const BATCH: u32 = 32;
@@ -24,14 +23,14 @@ pub async fn run_backfill(
     store: &VectorStoreHandle,
     claimed: bool,
 ) -> Result<u64, VectorStoreError> {
-    let Some(embedder) = store.embedder().cloned() else {
+    if store.embedder().is_none() {
         return Ok(0);
-    };
+    }
     let total = store.count_missing_vectors().await?;
     if !claimed {
         store.begin_reembed("running", total).await?;
     }
-    let outcome = sweep(store, &embedder, total).await;
+    let outcome = sweep(store, total).await;
     match &outcome {
         Ok(done) => {
             tracing::info!(done, total, "re-embed sweep finished");
@@ -47,14 +46,10 @@ pub async fn run_backfill(
     outcome
 }
 
-async fn sweep(
-    store: &VectorStoreHandle,
-    embedder: &crate::embedder::EmbedderHandle,
-    total: u64,
-) -> Result<u64, VectorStoreError> {
+async fn sweep(store: &VectorStoreHandle, total: u64) -> Result<u64, VectorStoreError> {
     let mut done = 0u64;
     store.record_reembed(0, total, None, None).await;
-    done += sweep_episodic(store, embedder, total).await?;
+    done += sweep_episodic(store, total).await?;
     loop {
         let rows = store.missing_vectors(BATCH).await?;
         if rows.is_empty() {
@@ -64,7 +59,7 @@ async fn sweep(
             .iter()
             .map(|(key, value)| semantic_document(key, value))
             .collect();
-        let vectors = embed_for_commit(store, embedder, documents).await?;
+        let vectors = store.embed_for_commit(documents).await?;
         let batch: Vec<_> = rows
             .into_iter()
             .zip(vectors)
@@ -85,11 +80,7 @@ async fn sweep(
 
 /// Embeds fragments stored without a vector (deferred writes, writes made
 /// before the model was ready, rows cleared by a space change).
-async fn sweep_episodic(
-    store: &VectorStoreHandle,
-    embedder: &crate::embedder::EmbedderHandle,
-    total: u64,
-) -> Result<u64, VectorStoreError> {
+async fn sweep_episodic(store: &VectorStoreHandle, total: u64) -> Result<u64, VectorStoreError> {
     let mut done = 0u64;
     loop {
         let rows = store.missing_episodic_vectors(BATCH).await?;
@@ -97,7 +88,7 @@ async fn sweep_episodic(
             return Ok(done);
         }
         let texts: Vec<String> = rows.iter().map(|(_, text)| text.clone()).collect();
-        let vectors = embed_for_commit(store, embedder, texts).await?;
+        let vectors = store.embed_for_commit(texts).await?;
         let batch: Vec<_> = rows
             .into_iter()
             .zip(vectors)
@@ -112,29 +103,4 @@ async fn sweep_episodic(
             .record_reembed(done, total.max(done), None, None)
             .await;
     }
-}
-
-/// Embeds a batch of documents and tags each vector with the model and the
-/// space generation sampled before the embed (the store drops vectors whose
-/// generation was superseded meanwhile).
-async fn embed_for_commit(
-    store: &VectorStoreHandle,
-    embedder: &crate::embedder::EmbedderHandle,
-    texts: Vec<String>,
-) -> Result<Vec<CommitVector>, VectorStoreError> {
-    let generation = store.space().await?.generation;
-    let embedded = embedder
-        .embed_texts(texts, EmbedKind::Document)
-        .await
-        .map_err(|e| VectorStoreError::Unavailable(format!("embedding failed: {e}")))?;
-    let model_id = embedded.model_id;
-    Ok(embedded
-        .vectors
-        .into_iter()
-        .map(|vector| CommitVector {
-            vector,
-            model_id: model_id.clone(),
-            generation,
-        })
-        .collect())
 }

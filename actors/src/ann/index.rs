@@ -1,52 +1,12 @@
-//! Approximate nearest neighbours over the episodic memory vectors.
-//!
-//! Spec: "Vector index: usearch HNSW keyed by the row id itself (no
-//! separate id map to desync), entries removed on tombstone, saved beside
-//! memory.db and loaded at start when it matches the stored vectors (count
-//! and embedding space), else rebuilt from the vectors in SQLite. Never
-//! rebuilt on a normal start. Exact scan over stored vectors when the index
-//! is unavailable or when the store is small enough that exact is faster."
-//!
-//! ## Keys
-//! The usearch key *is* the `episodic_memories` row id. There is no second
-//! table mapping slots to rows, so nothing can drift apart: a tombstone is
-//! `remove(id)`, a re-embed is `add(id, v)` (which replaces).
-//!
-//! ## Scores
-//! The index stores vectors as f16 ([`SCALAR`]): a search is dominated by
-//! random reads of neighbour vectors, and halving their bytes made it ~2×
-//! faster at 10k rows (`cargo bench --bench ann`: 31 µs vs 60 µs for k = 10,
-//! recall@10 against the exact f32 scan 0.984 vs 0.985). Callers that need
-//! exact cosines re-score the few candidates from their f32 copies. The
-//! metric is usearch's cosine. usearch reports cosine
-//! *distance* (`1 - cos`); everything here returns cosine *similarity*
-//! (`1 - distance`), best first, the same scale as
-//! [`crate::embedder::vector::cosine`] and [`exact_search`].
-//!
-//! ## On disk
-//! See `persist.rs`: the index and a hashed sidecar, written atomically;
-//! anything stale or corrupt loads as `Ok(None)` and is rebuilt.
-//!
-//! ## Blocking
-//! `build`, `save` and `load` do CPU work and file I/O proportional to the
-//! store (a build of 10k 384-d rows takes ~2 s on the 2-core dev box; a
-//! load, a read plus a hash, tens of milliseconds); run them off the
-//! actor's thread (`spawn_blocking`/`SyncArbiter`). `add` (~0.2 ms),
-//! `remove` and `search` (~50 µs at 10k) are cheap.
+//! The HNSW index itself: build, add, remove, search (usearch, cosine,
+//! f16 storage). Saving and loading are in `persist.rs`.
 
 use std::fmt::Display;
 use std::io;
 
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
-mod exact;
-mod persist;
-mod slots;
-
-pub use exact::exact_search;
-pub use persist::{sidecar_path, IndexMeta};
-
-use slots::Slots;
+use super::slots::Slots;
 
 /// HNSW graph degree, insert and search candidate lists. Tuned on 10k
 /// clustered 384-d vectors (benches/ann.rs data; a sweep of M 8..32 and ef
@@ -57,21 +17,17 @@ use slots::Slots;
 /// a library upgrade cannot silently change the graph.
 const CONNECTIVITY: usize = 12;
 /// Candidate list size while inserting.
-const EXPANSION_ADD: usize = 128;
+pub(super) const EXPANSION_ADD: usize = 128;
 /// Candidate list size while searching (usearch widens it to `k` when `k`
 /// is larger).
-const EXPANSION_SEARCH: usize = 24;
+pub(super) const EXPANSION_SEARCH: usize = 24;
 /// Capacity reserved by a new index, and the smallest growth step.
-const MIN_CAPACITY: usize = 64;
-/// Bounds on the concurrent searches served at once (the machine's
-/// parallelism, clamped); more wait for a slot.
-const MIN_SEARCH_SLOTS: usize = 4;
-const MAX_SEARCH_SLOTS: usize = 64;
+pub(super) const MIN_CAPACITY: usize = 64;
 /// Version of the sidecar layout; any other value is treated as stale
 /// (2: vectors stored as f16).
-const SIDECAR_FORMAT: u32 = 2;
+pub(super) const SIDECAR_FORMAT: u32 = 2;
 /// How the graph stores vectors (see "Scores" above).
-const SCALAR: ScalarKind = ScalarKind::F16;
+pub(super) const SCALAR: ScalarKind = ScalarKind::F16;
 
 /// Everything the index can fail with. Loading never fails for a missing,
 /// stale or corrupt file (that is `Ok(None)`); these are real errors.
@@ -102,7 +58,7 @@ pub enum AnnError {
     Json(#[from] serde_json::Error),
 }
 
-fn index_err(e: impl Display) -> AnnError {
+pub(super) fn index_err(e: impl Display) -> AnnError {
     AnnError::Index(e.to_string())
 }
 
@@ -117,9 +73,9 @@ pub fn distance_to_similarity(distance: f32) -> f32 {
 /// `Send + Sync`: searches may run from several threads at once (`&self`);
 /// adds and removes need `&mut self`.
 pub struct AnnIndex {
-    inner: Index,
-    dim: usize,
-    slots: Slots,
+    pub(super) inner: Index,
+    pub(super) dim: usize,
+    pub(super) slots: Slots,
 }
 
 impl std::fmt::Debug for AnnIndex {
@@ -132,7 +88,7 @@ impl std::fmt::Debug for AnnIndex {
     }
 }
 
-fn options(dim: usize) -> IndexOptions {
+pub(super) fn options(dim: usize) -> IndexOptions {
     IndexOptions {
         dimensions: dim,
         metric: MetricKind::Cos,
@@ -269,6 +225,3 @@ pub fn build(
     }
     Ok(index)
 }
-
-#[cfg(test)]
-mod tests;

@@ -5,21 +5,22 @@
 
 use actix::prelude::*;
 
-use super::error::VectorStoreError;
-use super::space::{self, CommitVector, ReembedStatus, SpaceInfo};
-use super::VectorStore;
+use super::db;
+use super::types::{CommitVector, ReembedStatus, SpaceInfo};
+use crate::vector_store::actor::VectorStore;
+use crate::vector_store::error::VectorStoreError;
 
 /// Reports the active embedding space.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<SpaceInfo, VectorStoreError>")]
-pub struct GetSpace;
+pub(crate) struct GetSpace;
 
 /// Records the serving model as the space (bumping the generation and
 /// clearing foreign vectors if it changed). Returns the space and the
 /// number of vectors cleared.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(SpaceInfo, u64), VectorStoreError>")]
-pub struct ReconcileSpace {
+pub(crate) struct ReconcileSpace {
     /// The model id.
     pub model_id: String,
     /// Its dimension.
@@ -29,7 +30,7 @@ pub struct ReconcileSpace {
 /// Semantic rows without a vector: (key, value JSON).
 #[derive(Debug, Message)]
 #[rtype(result = "Result<Vec<(String, String)>, VectorStoreError>")]
-pub struct ListMissingVectors {
+pub(crate) struct ListMissingVectors {
     /// At most this many.
     pub limit: u32,
 }
@@ -37,13 +38,13 @@ pub struct ListMissingVectors {
 /// Counts semantic rows without a vector.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<u64, VectorStoreError>")]
-pub struct CountMissingVectors;
+pub(crate) struct CountMissingVectors;
 
 /// Stores backfilled vectors (each only if its row is unchanged and the
 /// generation is current). Returns how many were stored.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<u64, VectorStoreError>")]
-pub struct StoreVectors {
+pub(crate) struct StoreVectors {
     /// (key, value JSON the vector was made from, vector).
     pub rows: Vec<(String, String, CommitVector)>,
 }
@@ -52,7 +53,7 @@ pub struct StoreVectors {
 /// `running`); fails with `ReembedBusy` if taken.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(), VectorStoreError>")]
-pub struct BeginReembed {
+pub(crate) struct BeginReembed {
     /// The step to enter.
     pub step: &'static str,
     /// Rows to embed, if known.
@@ -61,8 +62,8 @@ pub struct BeginReembed {
 
 /// Records sweep progress, or its end (`Some(step)` of `done`/`failed`).
 #[derive(Debug, Message)]
-#[rtype(result = "()")]
-pub struct RecordReembed {
+#[rtype(result = "Result<(), VectorStoreError>")]
+pub(crate) struct RecordReembed {
     /// Rows embedded so far.
     pub done: u64,
     /// Total to embed.
@@ -75,8 +76,8 @@ pub struct RecordReembed {
 
 /// Reports re-embed progress.
 #[derive(Debug, Message)]
-#[rtype(result = "ReembedStatus")]
-pub struct GetReembedStatus;
+#[rtype(result = "Result<ReembedStatus, VectorStoreError>")]
+pub(crate) struct GetReembedStatus;
 
 impl Handler<GetSpace> for VectorStore {
     type Result = Result<SpaceInfo, VectorStoreError>;
@@ -95,7 +96,7 @@ impl Handler<ReconcileSpace> for VectorStore {
             Err(e) => return AtomicResponse::new(Box::pin(fut::ready(Err(e)))),
         };
         AtomicResponse::new(Box::pin(
-            async move { space::change_space(&pool, &msg.model_id, msg.dim).await }
+            async move { db::change_space(&pool, &msg.model_id, msg.dim).await }
                 .into_actor(self)
                 .map(|res, act, _| {
                     if let Ok((space, cleared)) = &res {
@@ -115,7 +116,7 @@ impl Handler<ListMissingVectors> for VectorStore {
 
     fn handle(&mut self, msg: ListMissingVectors, _: &mut Context<Self>) -> Self::Result {
         self.concurrent(move |pool, _, _| async move {
-            space::semantic_missing_vectors(&pool, msg.limit).await
+            db::semantic_missing_vectors(&pool, msg.limit).await
         })
     }
 }
@@ -124,7 +125,7 @@ impl Handler<CountMissingVectors> for VectorStore {
     type Result = ResponseActFuture<Self, Result<u64, VectorStoreError>>;
 
     fn handle(&mut self, _: CountMissingVectors, _: &mut Context<Self>) -> Self::Result {
-        self.concurrent(|pool, _, _| async move { space::count_semantic_missing(&pool).await })
+        self.concurrent(|pool, _, _| async move { db::count_semantic_missing(&pool).await })
     }
 }
 
@@ -138,14 +139,8 @@ impl Handler<StoreVectors> for VectorStore {
             let mut stored = 0;
             for (key, value_json, vector) in msg.rows {
                 if let Some(sig) = vector.signature_in(&space) {
-                    if space::store_semantic_vector(
-                        &mut tx,
-                        &key,
-                        &value_json,
-                        &vector.vector,
-                        &sig,
-                    )
-                    .await?
+                    if db::store_semantic_vector(&mut tx, &key, &value_json, &vector.vector, &sig)
+                        .await?
                     {
                         stored += 1;
                     }
@@ -175,9 +170,9 @@ impl Handler<BeginReembed> for VectorStore {
 }
 
 impl Handler<RecordReembed> for VectorStore {
-    type Result = ();
+    type Result = Result<(), VectorStoreError>;
 
-    fn handle(&mut self, msg: RecordReembed, _: &mut Context<Self>) {
+    fn handle(&mut self, msg: RecordReembed, _: &mut Context<Self>) -> Self::Result {
         self.reembed.done = msg.done;
         self.reembed.total = msg.total;
         if let Some(step) = msg.finish {
@@ -186,13 +181,14 @@ impl Handler<RecordReembed> for VectorStore {
         } else if self.reembed.step == "applying" {
             self.reembed.step = "running";
         }
+        Ok(())
     }
 }
 
 impl Handler<GetReembedStatus> for VectorStore {
-    type Result = MessageResult<GetReembedStatus>;
+    type Result = Result<ReembedStatus, VectorStoreError>;
 
     fn handle(&mut self, _: GetReembedStatus, _: &mut Context<Self>) -> Self::Result {
-        MessageResult(self.reembed.clone())
+        Ok(self.reembed.clone())
     }
 }

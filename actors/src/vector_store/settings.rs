@@ -1,0 +1,28 @@
+//! The store's tunables, taken from the `memory` section of the config.
+
+use super::episodic::types::DEFAULT_EPISODIC_MAX;
+use super::semantic::validate::DEFAULT_CONFIDENCE_THRESHOLD;
+
+/// Tunables of the store, taken from the `memory` section of the config.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoreSettings {
+    /// Extra allowed key prefixes, normalized to end in `.`.
+    pub extra_prefixes: Vec<String>,
+    /// Confidence automated writes need.
+    pub confidence_threshold: f64,
+    /// Audit events kept (oldest dropped beyond this).
+    pub max_events: u32,
+    /// Active episodic fragments kept.
+    pub episodic_max: u64,
+}
+
+impl Default for StoreSettings {
+    fn default() -> Self {
+        Self {
+            extra_prefixes: Vec::new(),
+            confidence_threshold: DEFAULT_CONFIDENCE_THRESHOLD,
+            max_events: 10_000,
+            episodic_max: DEFAULT_EPISODIC_MAX,
+        }
+    }
+}
