@@ -49,6 +49,7 @@ impl Application {
     /// listener. Must run inside an actix `System`.
     pub async fn build(home: DataHome, settings: Settings) -> anyhow::Result<Self> {
         home.ensure()?;
+        home.tighten_permissions()?;
         let token = home.load_or_create_token()?;
         let settings = Arc::new(settings);
         let store =
