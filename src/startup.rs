@@ -24,8 +24,9 @@ use anyhow::Context;
 use crate::config::Settings;
 use crate::embedding::EmbeddingRuntime;
 use crate::home::DataHome;
-use crate::http::auth::{require_auth, AuthPolicy};
+use crate::http::auth::{guard_request, require_token, AuthPolicy};
 use crate::http::extract::{json_config, path_config, query_config};
+use crate::http::request_id::assign_request_id;
 use crate::http::{config_api, dashboard, health, not_found, AppState};
 use crate::lifecycle;
 use crate::memory_layers::MemoryLayers;
@@ -86,8 +87,12 @@ impl Application {
         let app_settings = Arc::clone(&settings);
         let server = HttpServer::new(move || {
             let settings = Arc::clone(&app_settings);
+            // The last `wrap` runs first: request id (so every log line and
+            // error names it) → access log → guard.
             App::new()
+                .wrap(from_fn(guard_request))
                 .wrap(from_fn(crate::telemetry::access_log))
+                .wrap(from_fn(assign_request_id))
                 .app_data(state.clone())
                 .app_data(policy.clone())
                 .app_data(json_config(settings.server.body_limit_bytes))
@@ -97,7 +102,7 @@ impl Application {
                 .configure(dashboard::config_dashboard)
                 .service(
                     web::scope("/api")
-                        .wrap(from_fn(require_auth))
+                        .wrap(from_fn(require_token))
                         .configure(|cfg| config_api(cfg, &settings))
                         .default_service(web::to(not_found)),
                 )

@@ -2,8 +2,11 @@
 //! that registers its routes. Routes talk to actors only through their
 //! handles and answer errors only through [`ApiError`].
 //!
-//! Everything under `/api` passes the auth guard ([`auth`]); `/healthz` and
-//! `/readyz` do not (systemd and probes have no token).
+//! Every request passes the guard ([`auth`]: Host, and for state-changing
+//! requests Origin and a JSON content type) and gets a request id
+//! ([`request_id`]); everything
+//! under `/api` also needs the bearer token. `/healthz` and `/readyz` need
+//! no token (systemd and probes have none), but a proper Host header.
 
 pub mod auth;
 pub mod dashboard;
@@ -17,6 +20,8 @@ pub mod memory_files;
 pub mod memory_semantic;
 pub mod memory_stats;
 pub mod memory_transfer;
+pub mod request_id;
+pub mod rules;
 
 use std::sync::Arc;
 

@@ -12,4 +12,5 @@ mod helpers;
 mod lessons;
 mod lifecycle;
 mod memory_files;
+mod security;
 mod semantic;
