@@ -56,6 +56,9 @@ pub enum ApiError {
     /// 405: the route exists but not for this method.
     #[error("method {0} is not allowed on this path")]
     MethodNotAllowed(String),
+    /// 408: the request body did not arrive within `server.body_timeout_secs`.
+    #[error("{0}")]
+    RequestTimeout(String),
     /// 409: the request conflicts with the stored state.
     #[error("{message}")]
     Conflict {
@@ -113,6 +116,7 @@ impl ApiError {
             | ApiError::Internal { code, .. } => code,
             ApiError::Unauthorized(_) => "unauthorized",
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
+            ApiError::RequestTimeout(_) => "request_timeout",
             ApiError::PayloadTooLarge(_) => "payload_too_large",
             ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
             ApiError::Gone(_) => "gone",
@@ -196,6 +200,7 @@ impl ResponseError for ApiError {
             ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -218,8 +223,15 @@ impl ResponseError for ApiError {
             );
         }
         let mut response = HttpResponse::build(status);
-        if let ApiError::Unauthorized(_) = self {
-            response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
+        match self {
+            ApiError::Unauthorized(_) => {
+                response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
+            }
+            // The client is still sending a body nobody will read.
+            ApiError::RequestTimeout(_) => {
+                response.force_close();
+            }
+            _ => {}
         }
         let message = self.public_message(request_id.as_deref());
         response.json(json!({"error": {"code": self.code(), "message": message}}))

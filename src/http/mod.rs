@@ -3,16 +3,18 @@
 //! handles and answer errors only through [`ApiError`].
 //!
 //! Every request passes the guard ([`auth`]: Host, and for state-changing
-//! requests Origin and a JSON content type) and gets a request id
-//! ([`request_id`]); everything
+//! requests Origin and a JSON content type), a body deadline
+//! ([`body_timeout`]) and gets a request id ([`request_id`]); everything
 //! under `/api` also needs the bearer token. `/healthz` and `/readyz` need
 //! no token (systemd and probes have none), but a proper Host header.
 
 pub mod auth;
+pub mod body_timeout;
 pub mod dashboard;
 pub mod extract;
 pub mod health;
 pub mod lessons;
+pub mod linger;
 pub mod memory_embeddings;
 pub mod memory_episodic;
 pub mod memory_events;

@@ -14,3 +14,4 @@ mod lifecycle;
 mod memory_files;
 mod security;
 mod semantic;
+mod transport;

@@ -2,7 +2,8 @@
 //! 7), each reproduced from outside: web pages cannot write, the Host check
 //! guards every route, the bearer scheme is case-insensitive, 5xx bodies
 //! carry no internals, `validate_only` says nothing about non-models, and
-//! the data home is private.
+//! the data home is private. Transport-level findings (slow bodies, huge
+//! headers) are in `transport.rs`.
 
 use std::os::unix::fs::PermissionsExt;
 
