@@ -5,12 +5,19 @@
 //! are part of the API: clients branch on them, so they never change meaning.
 //! The `From` impls match exhaustively, so a new actor error variant does not
 //! compile until it has a status here.
+//!
+//! 5xx bodies are opaque: a stable code and a generic message naming the
+//! request id. Their cause (a database or I/O error's whole source chain,
+//! with paths and SQL error text) goes to the log only, at error level with
+//! the same request id, so clients learn nothing about files, schema or the
+//! machine, and the operator can still find what happened.
 
 use actix_web::http::{header, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
 use serde_json::json;
 
 use crate::config::ConfigError;
+use crate::http::request_id;
 use crate::migration::MigrationBusy;
 use kirocrew_actors::heartbeat::HeartbeatError;
 use kirocrew_actors::memory_files::MemoryFilesError;
@@ -49,6 +56,9 @@ pub enum ApiError {
     /// 405: the route exists but not for this method.
     #[error("method {0} is not allowed on this path")]
     MethodNotAllowed(String),
+    /// 408: the request body did not arrive within `server.body_timeout_secs`.
+    #[error("{0}")]
+    RequestTimeout(String),
     /// 409: the request conflicts with the stored state.
     #[error("{message}")]
     Conflict {
@@ -63,6 +73,9 @@ pub enum ApiError {
     /// 413: the body exceeds the configured limit.
     #[error("{0}")]
     PayloadTooLarge(String),
+    /// 415: a state-changing request whose body is not JSON.
+    #[error("{0}")]
+    UnsupportedMediaType(String),
     /// 422: well-formed but invalid content.
     #[error("{message}")]
     Validation {
@@ -72,20 +85,21 @@ pub enum ApiError {
         message: String,
     },
     /// 503: a dependency (an actor, the database) is not available now.
-    #[error("{message}")]
+    /// The cause is logged, never answered.
+    #[error("{cause}")]
     Unavailable {
         /// Stable code.
         code: &'static str,
-        /// Human-readable detail.
-        message: String,
+        /// What went wrong, for the log only.
+        cause: String,
     },
-    /// 500: our fault. The detail is logged; the client gets the message.
-    #[error("{message}")]
+    /// 500: our fault. The cause is logged, never answered.
+    #[error("{cause}")]
     Internal {
         /// Stable code.
         code: &'static str,
-        /// Human-readable detail.
-        message: String,
+        /// What went wrong, for the log only.
+        cause: String,
     },
 }
 
@@ -102,7 +116,9 @@ impl ApiError {
             | ApiError::Internal { code, .. } => code,
             ApiError::Unauthorized(_) => "unauthorized",
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
+            ApiError::RequestTimeout(_) => "request_timeout",
             ApiError::PayloadTooLarge(_) => "payload_too_large",
+            ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
             ApiError::Gone(_) => "gone",
         }
     }
@@ -122,6 +138,58 @@ impl ApiError {
             message: message.into(),
         }
     }
+
+    /// A 500 whose cause is `err` with its whole source chain.
+    pub fn internal(code: &'static str, err: &(dyn std::error::Error + 'static)) -> Self {
+        ApiError::Internal {
+            code,
+            cause: cause_chain(err),
+        }
+    }
+
+    /// A 503 whose cause is `err` with its whole source chain.
+    pub fn unavailable(code: &'static str, err: &(dyn std::error::Error + 'static)) -> Self {
+        ApiError::Unavailable {
+            code,
+            cause: cause_chain(err),
+        }
+    }
+
+    /// The message a client gets: the detail for 4xx; for 5xx a generic
+    /// text with the request id, since the detail may name files, SQL or
+    /// system errors.
+    fn public_message(&self, request_id: Option<&str>) -> String {
+        // By status, not variant, so a future 5xx variant is opaque too.
+        let status = self.status_code();
+        if !status.is_server_error() {
+            return self.to_string();
+        }
+        let what = if status == StatusCode::SERVICE_UNAVAILABLE {
+            "temporarily unavailable, retry later"
+        } else {
+            "internal error"
+        };
+        match request_id {
+            Some(id) => format!("{what}; the cause is in the daemon log under request id {id}"),
+            None => format!("{what}; the cause is in the daemon log"),
+        }
+    }
+}
+
+/// `err` and each of its sources, joined with ": ". A source whose text its
+/// parent already includes (thiserror's `{0}` with `#[from]`) is skipped.
+pub fn cause_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let part = cause.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = cause.source();
+    }
+    text
 }
 
 impl ResponseError for ApiError {
@@ -132,8 +200,10 @@ impl ResponseError for ApiError {
             ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Gone(_) => StatusCode::GONE,
             ApiError::Validation { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
@@ -143,14 +213,28 @@ impl ResponseError for ApiError {
 
     fn error_response(&self) -> HttpResponse {
         let status = self.status_code();
+        let request_id = request_id::current();
         if status.is_server_error() {
-            tracing::error!(code = self.code(), error = %self, "request failed");
+            tracing::error!(
+                code = self.code(),
+                request_id = request_id.as_deref().unwrap_or("-"),
+                cause = %self,
+                "request failed"
+            );
         }
         let mut response = HttpResponse::build(status);
-        if let ApiError::Unauthorized(_) = self {
-            response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
+        match self {
+            ApiError::Unauthorized(_) => {
+                response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
+            }
+            // The client is still sending a body nobody will read.
+            ApiError::RequestTimeout(_) => {
+                response.force_close();
+            }
+            _ => {}
         }
-        response.json(json!({"error": {"code": self.code(), "message": self.to_string()}}))
+        let message = self.public_message(request_id.as_deref());
+        response.json(json!({"error": {"code": self.code(), "message": message}}))
     }
 }
 
@@ -185,10 +269,9 @@ impl From<VectorStoreError> for ApiError {
                 message,
             },
             VectorStoreError::InvalidExport(_) => ApiError::validation("invalid_export", message),
-            VectorStoreError::Database(_) | VectorStoreError::Migration(_) => ApiError::Internal {
-                code: "database_error",
-                message,
-            },
+            VectorStoreError::Database(_) | VectorStoreError::Migration(_) => {
+                ApiError::internal("database_error", &err)
+            }
             VectorStoreError::InvalidText(_) => ApiError::validation("invalid_text", message),
             VectorStoreError::DuplicateEpisode { .. } => ApiError::Conflict {
                 code: "duplicate_memory",
@@ -211,10 +294,7 @@ impl From<VectorStoreError> for ApiError {
                 code: "reembed_in_progress",
                 message,
             },
-            VectorStoreError::Unavailable(_) => ApiError::Unavailable {
-                code: "store_unavailable",
-                message,
-            },
+            VectorStoreError::Unavailable(_) => ApiError::unavailable("store_unavailable", &err),
         }
     }
 }
@@ -232,18 +312,11 @@ impl From<MemoryFilesError> for ApiError {
             MemoryFilesError::InvalidKeepDays(_) => {
                 ApiError::validation("invalid_keep_days", message)
             }
-            MemoryFilesError::Io { .. } => ApiError::Internal {
-                code: "memory_files_io",
-                message,
-            },
-            MemoryFilesError::Index(_) => ApiError::Unavailable {
-                code: "index_unavailable",
-                message,
-            },
-            MemoryFilesError::Unavailable(_) => ApiError::Unavailable {
-                code: "memory_files_unavailable",
-                message,
-            },
+            MemoryFilesError::Io { .. } => ApiError::internal("memory_files_io", &err),
+            MemoryFilesError::Index(_) => ApiError::unavailable("index_unavailable", &err),
+            MemoryFilesError::Unavailable(_) => {
+                ApiError::unavailable("memory_files_unavailable", &err)
+            }
         }
     }
 }
@@ -255,10 +328,7 @@ impl From<HeartbeatError> for ApiError {
             HeartbeatError::InvalidSetting { .. } => {
                 ApiError::validation("invalid_setting", message)
             }
-            HeartbeatError::Unavailable(_) => ApiError::Unavailable {
-                code: "heartbeat_unavailable",
-                message,
-            },
+            HeartbeatError::Unavailable(_) => ApiError::unavailable("heartbeat_unavailable", &err),
         }
     }
 }
@@ -282,10 +352,44 @@ impl ApiError {
             | ConfigError::WrongType { .. }
             | ConfigError::InvalidValue { .. }
             | ConfigError::Env { .. } => ApiError::validation("invalid_setting", message),
-            ConfigError::Io { .. } | ConfigError::Parse { .. } => ApiError::Internal {
-                code: "config_write_failed",
-                message,
-            },
+            ConfigError::Io { .. } | ConfigError::Parse { .. } => {
+                ApiError::internal("config_write_failed", &err)
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("opening /home/u/.kiro/crew/memory.db: {0}")]
+    struct Outer(#[source] std::io::Error);
+
+    #[test]
+    fn cause_chain_names_every_source_once() {
+        let err = Outer(std::io::Error::other("disk full"));
+        assert_eq!(
+            cause_chain(&err),
+            "opening /home/u/.kiro/crew/memory.db: disk full"
+        );
+        #[derive(Debug, thiserror::Error)]
+        #[error("write failed")]
+        struct Terse(#[source] std::io::Error);
+        let err = Terse(std::io::Error::other("disk full"));
+        assert_eq!(cause_chain(&err), "write failed: disk full");
+    }
+
+    #[test]
+    fn server_error_bodies_hide_the_cause() {
+        let err = ApiError::internal("database_error", &Outer(std::io::Error::other("x")));
+        let message = err.public_message(Some("abc123"));
+        assert!(!message.contains("memory.db"), "{message}");
+        assert!(message.contains("abc123"), "{message}");
+        let err = ApiError::unavailable("not_ready", &Outer(std::io::Error::other("x")));
+        assert!(!err.public_message(None).contains("memory.db"));
+        let err = ApiError::validation("invalid_key", "key \"X\" is not valid");
+        assert_eq!(err.public_message(Some("abc")), "key \"X\" is not valid");
     }
 }

@@ -15,6 +15,7 @@
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr, TcpListener};
 use std::sync::Arc;
+use std::time::Duration;
 
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
@@ -24,9 +25,11 @@ use anyhow::Context;
 use crate::config::Settings;
 use crate::embedding::EmbeddingRuntime;
 use crate::home::DataHome;
-use crate::http::auth::{require_auth, AuthPolicy};
+use crate::http::auth::{guard_request, require_token, AuthPolicy};
+use crate::http::body_timeout::{limit_body_time, BodyTimeout};
 use crate::http::extract::{json_config, path_config, query_config};
-use crate::http::{config_api, dashboard, health, not_found, AppState};
+use crate::http::request_id::assign_request_id;
+use crate::http::{config_api, dashboard, health, linger, not_found, AppState};
 use crate::lifecycle;
 use crate::memory_layers::MemoryLayers;
 use kirocrew_actors::clock::system_clock;
@@ -49,6 +52,7 @@ impl Application {
     /// listener. Must run inside an actix `System`.
     pub async fn build(home: DataHome, settings: Settings) -> anyhow::Result<Self> {
         home.ensure()?;
+        home.tighten_permissions()?;
         let token = home.load_or_create_token()?;
         let settings = Arc::new(settings);
         let store =
@@ -82,13 +86,22 @@ impl Application {
             embeddings: embeddings.clone(),
             layers: layers.clone(),
         });
+        let body_timeout = web::Data::new(BodyTimeout(Duration::from_secs(
+            settings.server.body_timeout_secs,
+        )));
         let app_settings = Arc::clone(&settings);
         let server = HttpServer::new(move || {
             let settings = Arc::clone(&app_settings);
+            // The last `wrap` runs first: request id (so every log line and
+            // error names it) → access log → guard → body deadline.
             App::new()
+                .wrap(from_fn(limit_body_time))
+                .wrap(from_fn(guard_request))
                 .wrap(from_fn(crate::telemetry::access_log))
+                .wrap(from_fn(assign_request_id))
                 .app_data(state.clone())
                 .app_data(policy.clone())
+                .app_data(body_timeout.clone())
                 .app_data(json_config(settings.server.body_limit_bytes))
                 .app_data(query_config())
                 .app_data(path_config())
@@ -96,12 +109,16 @@ impl Application {
                 .configure(dashboard::config_dashboard)
                 .service(
                     web::scope("/api")
-                        .wrap(from_fn(require_auth))
+                        .wrap(from_fn(require_token))
                         .configure(|cfg| config_api(cfg, &settings))
                         .default_service(web::to(not_found)),
                 )
                 .default_service(web::to(not_found))
         })
+        .on_connect(linger::on_connect)
+        // Also how long a connection whose body was left unread keeps
+        // reading before it closes (actix-http's own lingering close).
+        .client_disconnect_timeout(Duration::from_secs(1))
         .workers(settings.server.workers)
         .shutdown_timeout(settings.server.shutdown_timeout_secs)
         .disable_signals()

@@ -51,6 +51,7 @@ pub(super) fn run(home: DataHome, args: DoctorArgs) -> anyhow::Result<ExitCode> 
         Ok(()) => report.ok("data home", home.root().display()),
         Err(e) => report.fail("data home", format!("{e:#}")),
     }
+    check_home_permissions(&report, &home);
     match crate::config::load(home.root(), std::env::vars()) {
         Ok(loaded) => {
             report.ok(
@@ -123,6 +124,38 @@ pub(super) fn run(home: DataHome, args: DoctorArgs) -> anyhow::Result<ExitCode> 
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Warns when the home or a file in it lets other users in (the daemon
+/// tightens them at its next start).
+fn check_home_permissions(report: &Report, home: &DataHome) {
+    match home.loose_permissions() {
+        Ok(loose) if loose.is_empty() => {
+            report.ok("permissions", "data home private (0700, files 0600)")
+        }
+        Ok(loose) => {
+            let shown: Vec<String> = loose
+                .iter()
+                .take(5)
+                .map(|l| format!("{} ({:o})", l.path.display(), l.mode))
+                .collect();
+            let more = loose.len().saturating_sub(shown.len());
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            report.warn(
+                "permissions",
+                format!(
+                    "readable by other users: {}{more}; the daemon tightens them at start, or run `chmod -R go-rwx {}`",
+                    shown.join(", "),
+                    home.root().display()
+                ),
+            );
+        }
+        Err(e) => report.warn("permissions", format!("cannot check: {e:#}")),
+    }
 }
 
 fn process_alive(pid: u32) -> bool {

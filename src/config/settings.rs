@@ -41,6 +41,10 @@ pub struct ServerSettings {
     pub workers: usize,
     /// Extra `Host` header values accepted (e.g. a reverse proxy's name).
     pub allowed_hosts: Vec<String>,
+    /// How long a request body may take to arrive once the head is in
+    /// (408 beyond), so a client trickling its body cannot hold a
+    /// connection forever.
+    pub body_timeout_secs: u64,
 }
 
 /// `auth.*`
@@ -118,6 +122,12 @@ impl Settings {
             return bad(
                 "server.import_limit_bytes",
                 "must be at least server.body_limit_bytes".into(),
+            );
+        }
+        if !(1..=3600).contains(&self.server.body_timeout_secs) {
+            return bad(
+                "server.body_timeout_secs",
+                "must be between 1 and 3600".into(),
             );
         }
         if !(1..=64).contains(&self.server.workers) {

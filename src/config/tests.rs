@@ -82,6 +82,8 @@ fn ranges_are_checked() {
         serde_json::json!({"memory": {"confidence_threshold": 1.5}}),
         serde_json::json!({"memory": {"extra_prefixes": ["Bad"]}}),
         serde_json::json!({"server": {"port": 70000}}),
+        serde_json::json!({"server": {"body_timeout_secs": 0}}),
+        serde_json::json!({"server": {"body_timeout_secs": 3601}}),
     ] {
         let Value::Object(map) = bad.clone() else {
             unreachable!()

@@ -61,25 +61,36 @@ pub struct ModelCheck {
 
 /// Checks that `path` is a readable GGUF file of plausible size, without
 /// touching the live backend.
+///
+/// The path comes from an API client and the daemon may read files the
+/// client cannot, so a refusal says only "not a readable GGUF model",
+/// whatever the reason (missing, a directory, unreadable, too small, wrong
+/// magic): no size, no OS error. The reason goes to the log. Only a file
+/// that is a GGUF model is described (its size and model id).
 pub fn validate_model_file(path: &Path) -> Result<ModelCheck, ApplyError> {
-    let invalid = |m: String| ApplyError::InvalidModel(m);
-    let meta = std::fs::metadata(path).map_err(|e| invalid(format!("{}: {e}", path.display())))?;
+    let refuse = |reason: String| {
+        tracing::info!(path = %path.display(), %reason, "model file refused");
+        ApplyError::InvalidModel(format!(
+            "{} is not a readable GGUF model file",
+            path.display()
+        ))
+    };
+    let meta = std::fs::metadata(path).map_err(|e| refuse(e.to_string()))?;
     if !meta.is_file() {
-        return Err(invalid(format!("{} is not a file", path.display())));
+        return Err(refuse("not a regular file".into()));
     }
     if meta.len() < MIN_MODEL_BYTES {
-        return Err(invalid(format!(
-            "{} is {} bytes; a GGUF model is at least {MIN_MODEL_BYTES}",
-            path.display(),
+        return Err(refuse(format!(
+            "{} bytes, below {MIN_MODEL_BYTES}",
             meta.len()
         )));
     }
     let mut magic = [0u8; 4];
     std::fs::File::open(path)
         .and_then(|mut f| f.read_exact(&mut magic))
-        .map_err(|e| invalid(format!("{}: {e}", path.display())))?;
+        .map_err(|e| refuse(e.to_string()))?;
     if &magic != b"GGUF" {
-        return Err(invalid(format!("{} is not a GGUF file", path.display())));
+        return Err(refuse("no GGUF magic".into()));
     }
     Ok(ModelCheck {
         path: path.display().to_string(),

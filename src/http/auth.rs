@@ -1,19 +1,34 @@
-//! The `/api` guard: a Host header naming the bound address, then a bearer
-//! token.
+//! The request guard: what every request must satisfy before a handler
+//! sees it. The rules themselves are plain functions in [`super::rules`];
+//! this module applies them in order:
 //!
-//! The Host check defeats DNS rebinding: a web page on `evil.example` that
-//! rebinds its name to 127.0.0.1 still sends `Host: evil.example`, so the
-//! browser can reach the port but not the API. The token (in
-//! `$KIROCREW_HOME/api-token`, mode 0600) keeps other local users and
-//! processes without file access out. With `auth.loopback_trusted` a caller
-//! on a loopback address may skip the token (never the Host check).
+//! 1. Every route (API, dashboard, probes, unknown paths): a Host header
+//!    naming the bound address, else 403 `host_not_allowed`. This defeats
+//!    DNS rebinding: a page on `evil.example` that rebinds its name to
+//!    127.0.0.1 still sends `Host: evil.example`.
+//! 2. Every state-changing request (POST/PUT/PATCH/DELETE), whatever the
+//!    auth mode: an Origin header, when present, naming the daemon, else 403
+//!    `origin_forbidden`; and a body, when present, of a JSON content type,
+//!    else 415 `unsupported_media_type`. Together these keep web pages from
+//!    writing (see [`super::rules`]).
+//! 3. `/api` only: the bearer token (in `$KIROCREW_HOME/api-token`, mode
+//!    0600), else 401. It keeps other local users and processes without file
+//!    access out. With `auth.loopback_trusted` a caller on a loopback address
+//!    may skip the token (never the rules above).
+//!
+//! 1–2 run in [`guard_request`] (wrapping the whole app), 3 in
+//! [`require_token`] (wrapping the `/api` scope), so routing, not path
+//! matching, decides what the token guards.
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::header;
+use actix_web::http::header::{self, HeaderMap};
 use actix_web::middleware::Next;
 use actix_web::web;
 
+use super::rules::{
+    bearer_token, has_body, is_json_content_type, is_state_changing, origin_allowed,
+};
 use crate::error::ApiError;
 
 /// What the guard checks against.
@@ -52,7 +67,8 @@ impl AuthPolicy {
         }
     }
 
-    fn check(&self, req: &ServiceRequest) -> Result<(), ApiError> {
+    /// Rules 1 and 2 (module docs).
+    fn check_request(&self, req: &ServiceRequest) -> Result<(), ApiError> {
         let host = req
             .headers()
             .get(header::HOST)
@@ -76,23 +92,69 @@ impl AuthPolicy {
                 })
             }
         }
+        if is_state_changing(req.method()) {
+            check_origin(req.headers(), &self.allowed_hosts)?;
+            check_content_type(req.headers())?;
+        }
+        Ok(())
+    }
+
+    /// Rule 3 (module docs).
+    fn check_token(&self, req: &ServiceRequest) -> Result<(), ApiError> {
         if self.loopback_trusted && req.peer_addr().is_some_and(|peer| peer.ip().is_loopback()) {
             return Ok(());
         }
-        let presented = req
-            .headers()
-            .get(header::AUTHORIZATION)
+        let authorization = req.headers().get(header::AUTHORIZATION);
+        match authorization
             .and_then(|h| h.to_str().ok())
-            .and_then(|h| h.strip_prefix("Bearer "))
-            .map(str::trim);
-        match presented {
+            .and_then(bearer_token)
+        {
             Some(token) if constant_time_eq(token.as_bytes(), self.token.as_bytes()) => Ok(()),
             Some(_) => Err(ApiError::Unauthorized("invalid bearer token".into())),
+            None if authorization.is_some() => Err(ApiError::Unauthorized(
+                "the Authorization header must be \"Bearer <token>\"".into(),
+            )),
             None => Err(ApiError::Unauthorized(
                 "missing Authorization: Bearer <token> (the token is in $KIROCREW_HOME/api-token)"
                     .into(),
             )),
         }
+    }
+}
+
+fn check_origin(headers: &HeaderMap, allowed_hosts: &[String]) -> Result<(), ApiError> {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return Ok(());
+    };
+    let text = origin.to_str().unwrap_or_default();
+    if origin_allowed(text, allowed_hosts) {
+        return Ok(());
+    }
+    Err(ApiError::Forbidden {
+        code: "origin_forbidden",
+        message: format!(
+            "Origin {text:?} is not this daemon; requests that change data are refused from other sites"
+        ),
+    })
+}
+
+fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
+    let text = |name| headers.get(name).and_then(|v| v.to_str().ok());
+    if !has_body(
+        text(header::CONTENT_LENGTH),
+        text(header::TRANSFER_ENCODING),
+    ) {
+        return Ok(());
+    }
+    match headers.get(header::CONTENT_TYPE) {
+        Some(value) if is_json_content_type(value.to_str().unwrap_or_default()) => Ok(()),
+        Some(value) => Err(ApiError::UnsupportedMediaType(format!(
+            "the request body must be JSON (Content-Type: application/json), not {:?}",
+            String::from_utf8_lossy(value.as_bytes())
+        ))),
+        None => Err(ApiError::UnsupportedMediaType(
+            "the request body must be JSON; send Content-Type: application/json".into(),
+        )),
     }
 }
 
@@ -102,19 +164,38 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// The middleware function (wrap with `actix_web::middleware::from_fn`).
-pub async fn require_auth(
-    req: ServiceRequest,
-    next: Next<impl MessageBody>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    let policy = req
-        .app_data::<web::Data<AuthPolicy>>()
+fn policy(req: &ServiceRequest) -> Result<&AuthPolicy, ApiError> {
+    req.app_data::<web::Data<AuthPolicy>>()
+        .map(|p| p.get_ref())
         .ok_or_else(|| ApiError::Internal {
             code: "auth_not_configured",
-            message: "the auth policy is missing".into(),
-        })?;
-    policy.check(&req)?;
-    next.call(req).await
+            cause: "the auth policy is missing from the app data".into(),
+        })
+}
+
+/// Host, Origin and content-type rules, for every route (wrap the whole app
+/// with `actix_web::middleware::from_fn`).
+pub async fn guard_request(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let verdict = policy(&req).and_then(|p| p.check_request(&req));
+    match verdict {
+        Ok(()) => Ok(next.call(req).await?.map_into_left_body()),
+        Err(e) => Ok(req.error_response(e).map_into_right_body()),
+    }
+}
+
+/// The bearer token, for the `/api` scope.
+pub async fn require_token(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let verdict = policy(&req).and_then(|p| p.check_token(&req));
+    match verdict {
+        Ok(()) => Ok(next.call(req).await?.map_into_left_body()),
+        Err(e) => Ok(req.error_response(e).map_into_right_body()),
+    }
 }
 
 #[cfg(test)]
@@ -135,5 +216,40 @@ mod tests {
             assert!(p.allowed_hosts.contains(&host.to_owned()), "{host}");
         }
         assert!(!p.allowed_hosts.contains(&"evil.example:7430".to_owned()));
+    }
+
+    #[test]
+    fn content_type_is_required_only_with_a_body() {
+        let mut headers = HeaderMap::new();
+        assert!(check_content_type(&headers).is_ok());
+        headers.insert(header::CONTENT_LENGTH, "0".parse().unwrap());
+        assert!(check_content_type(&headers).is_ok());
+        headers.insert(header::CONTENT_LENGTH, "2".parse().unwrap());
+        let err = check_content_type(&headers).unwrap_err();
+        assert_eq!(err.code(), "unsupported_media_type");
+        headers.insert(header::CONTENT_TYPE, "text/plain".parse().unwrap());
+        assert_eq!(
+            check_content_type(&headers).unwrap_err().code(),
+            "unsupported_media_type"
+        );
+        headers.insert(
+            header::CONTENT_TYPE,
+            "application/json; charset=utf-8".parse().unwrap(),
+        );
+        assert!(check_content_type(&headers).is_ok());
+    }
+
+    #[test]
+    fn origin_is_checked_only_when_sent() {
+        let hosts = vec!["127.0.0.1:7430".to_owned()];
+        let mut headers = HeaderMap::new();
+        assert!(check_origin(&headers, &hosts).is_ok());
+        headers.insert(header::ORIGIN, "http://127.0.0.1:7430".parse().unwrap());
+        assert!(check_origin(&headers, &hosts).is_ok());
+        headers.insert(header::ORIGIN, "null".parse().unwrap());
+        assert_eq!(
+            check_origin(&headers, &hosts).unwrap_err().code(),
+            "origin_forbidden"
+        );
     }
 }

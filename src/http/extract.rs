@@ -4,15 +4,20 @@
 //! errors; these handlers turn each into an [`ApiError`] with a stable code:
 //! a body over the limit is 413, JSON that does not parse is 400
 //! `malformed_json`, JSON of the wrong shape (missing field, wrong type) is
-//! 422 `invalid_body`, a bad query string 400 `invalid_query`.
+//! 422 `invalid_body`, a body that does not arrive within
+//! `server.body_timeout_secs` is 408 `request_timeout` ([`super::body_timeout`]),
+//! a bad query string 400 `invalid_query`.
 
 use actix_web::error::{JsonPayloadError, PathError, PayloadError, QueryPayloadError};
 use actix_web::{web, HttpRequest};
 
+use super::body_timeout::is_body_timeout;
 use crate::error::ApiError;
 
-/// JSON body settings with `limit` bytes. Any Content-Type is accepted, so a
-/// plain `curl -d` works.
+/// JSON body settings with `limit` bytes. The extractor does not check the
+/// Content-Type: the guard ([`super::auth`]) already refused every
+/// state-changing request whose body is not declared JSON, with a 415 in
+/// the house format.
 pub fn json_config(limit: usize) -> web::JsonConfig {
     web::JsonConfig::default()
         .limit(limit)
@@ -31,6 +36,9 @@ fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
         JsonPayloadError::Payload(PayloadError::Overflow) => {
             ApiError::PayloadTooLarge("request body exceeds the limit".into())
         }
+        JsonPayloadError::Payload(e) if is_body_timeout(e) => ApiError::RequestTimeout(
+            "the request body did not arrive within server.body_timeout_secs".into(),
+        ),
         JsonPayloadError::Deserialize(e) if e.is_data() => ApiError::validation(
             "invalid_body",
             format!("request body has the wrong shape: {e}"),

@@ -22,9 +22,6 @@ async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
         .store
         .check_health()
         .await
-        .map_err(|e| ApiError::Unavailable {
-            code: "not_ready",
-            message: format!("memory store not ready: {e}"),
-        })?;
+        .map_err(|e| ApiError::unavailable("not_ready", &e))?;
     Ok(HttpResponse::Ok().json(json!({"status": "ready", "checks": {"memory_store": "ok"}})))
 }

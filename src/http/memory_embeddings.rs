@@ -64,10 +64,7 @@ async fn enable(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
         .download
         .start_download(DOWNLOAD_ATTEMPTS_INTERACTIVE)
         .await
-        .map_err(|e| ApiError::Unavailable {
-            code: "download_unavailable",
-            message: e.to_string(),
-        })?;
+        .map_err(|e| ApiError::unavailable("download_unavailable", &e))?;
     let runtime = runtime.clone();
     actix_rt::spawn(async move { runtime.boot().await });
     Ok(HttpResponse::Ok().json(json!({"ok": true, "status": "downloading"})))

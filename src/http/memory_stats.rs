@@ -14,10 +14,8 @@ pub fn config_stats(cfg: &mut web::ServiceConfig) {
 
 async fn stats(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let stats = state.store.stats().await?;
-    let mut body = serde_json::to_value(stats).map_err(|e| ApiError::Internal {
-        code: "serialization_failed",
-        message: e.to_string(),
-    })?;
+    let mut body =
+        serde_json::to_value(stats).map_err(|e| ApiError::internal("serialization_failed", &e))?;
     if let Some(map) = body.as_object_mut() {
         map.insert(
             "legacy_content_present".into(),

@@ -2,14 +2,19 @@
 //! that registers its routes. Routes talk to actors only through their
 //! handles and answer errors only through [`ApiError`].
 //!
-//! Everything under `/api` passes the auth guard ([`auth`]); `/healthz` and
-//! `/readyz` do not (systemd and probes have no token).
+//! Every request passes the guard ([`auth`]: Host, and for state-changing
+//! requests Origin and a JSON content type), a body deadline
+//! ([`body_timeout`]) and gets a request id ([`request_id`]); everything
+//! under `/api` also needs the bearer token. `/healthz` and `/readyz` need
+//! no token (systemd and probes have none), but a proper Host header.
 
 pub mod auth;
+pub mod body_timeout;
 pub mod dashboard;
 pub mod extract;
 pub mod health;
 pub mod lessons;
+pub mod linger;
 pub mod memory_embeddings;
 pub mod memory_episodic;
 pub mod memory_events;
@@ -17,6 +22,8 @@ pub mod memory_files;
 pub mod memory_semantic;
 pub mod memory_stats;
 pub mod memory_transfer;
+pub mod request_id;
+pub mod rules;
 
 use std::sync::Arc;
 

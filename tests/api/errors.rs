@@ -222,6 +222,7 @@ async fn bad_queries_paths_and_methods() {
     assert_error(r, 405, "method_not_allowed").await;
     let r = app
         .request(Method::POST, "/api/memory/import")
+        .header("content-type", "application/json")
         .body("[1,2]")
         .send()
         .await
@@ -229,6 +230,7 @@ async fn bad_queries_paths_and_methods() {
     assert_error(r, 422, "invalid_export").await;
     let r = app
         .request(Method::POST, "/api/memory/import")
+        .header("content-type", "application/json")
         .body("{oops")
         .send()
         .await

@@ -14,15 +14,16 @@ use tokio::process::{Child, Command};
 use crate::cli::{run_cli, stderr, stdout};
 use crate::helpers::binary;
 
-struct Daemon {
+/// The real binary serving a temporary home (also used by `security.rs`).
+pub(crate) struct Daemon {
     child: Child,
-    home: TempDir,
-    base: String,
-    token: String,
-    client: reqwest::Client,
+    pub(crate) home: TempDir,
+    pub(crate) base: String,
+    pub(crate) token: String,
+    pub(crate) client: reqwest::Client,
 }
 
-async fn start_daemon(home: TempDir, env: &[(&str, &str)]) -> Daemon {
+pub(crate) async fn start_daemon(home: TempDir, env: &[(&str, &str)]) -> Daemon {
     let log = std::fs::File::create(home.path().join("serve.log")).unwrap();
     let mut command = Command::new(binary());
     command
@@ -63,7 +64,7 @@ async fn start_daemon(home: TempDir, env: &[(&str, &str)]) -> Daemon {
     }
 }
 
-fn log_of(home: &Path) -> String {
+pub(crate) fn log_of(home: &Path) -> String {
     std::fs::read_to_string(home.join("serve.log")).unwrap_or_default()
 }
 
@@ -87,7 +88,7 @@ impl Daemon {
             .unwrap()
     }
 
-    async fn stop_with(mut self, signal: Signal) -> TempDir {
+    pub(crate) async fn stop_with(mut self, signal: Signal) -> TempDir {
         let pid = Pid::from_raw(self.child.id().expect("pid") as i32);
         kill(pid, signal).unwrap();
         let status = tokio::time::timeout(Duration::from_secs(30), self.child.wait())

@@ -12,4 +12,6 @@ mod helpers;
 mod lessons;
 mod lifecycle;
 mod memory_files;
+mod security;
 mod semantic;
+mod transport;

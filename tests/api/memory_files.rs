@@ -181,6 +181,7 @@ async fn settings_apply_at_once_persist_and_reject_bad_values() {
     }
     let r = app
         .request(Method::PUT, "/api/memory/settings")
+        .header("content-type", "application/json")
         .body("{not json")
         .send()
         .await
