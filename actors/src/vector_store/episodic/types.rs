@@ -88,6 +88,27 @@ pub struct EpisodicHit {
     pub passed_gate: bool,
 }
 
+/// Which retrieval produced a context block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Retrieval {
+    /// Keyword and vector evidence (a model in the store's space embedded
+    /// the query).
+    Hybrid,
+    /// Keyword evidence alone: no model, not ready, cooling down, or one
+    /// of another space.
+    Keyword,
+}
+
+/// The `[Episodic Memory]` block and how it was retrieved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EpisodicContext {
+    /// The block (empty when nothing relevant was found).
+    pub block: String,
+    /// Which retrieval ran.
+    pub retrieval: Retrieval,
+}
+
 /// Which rankings a search uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
