@@ -161,9 +161,11 @@ pub(crate) async fn import(
     out: &mut impl Write,
 ) -> anyhow::Result<ExitCode> {
     let text = read_input(file)?;
-    let doc: Value = serde_json::from_str(&text)
+    // Syntax first (without building anything, so no depth limit), so a
+    // file that is not JSON at all says so; entries are decoded by the store.
+    serde_json::from_str::<&serde_json::value::RawValue>(&text)
         .with_context(|| format!("{} is not valid JSON", file.display()))?;
-    let report = store.import(doc).await?;
+    let report = store.import_json(&text).await?;
     writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     if report.rejected > 0 {
         eprintln!("{} entries were rejected (see details)", report.rejected);

@@ -6,7 +6,7 @@
 //! default), since a full export is far larger than an ordinary request.
 
 use actix_web::{web, HttpResponse};
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::extract::json_config;
 use super::{resource, AppState};
@@ -36,10 +36,13 @@ async fn export(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
         .json(doc))
 }
 
+/// The body is taken as raw JSON text (its syntax checked, nothing built):
+/// the store decodes each entry on its own, so one entry nested past the
+/// parser's depth limit is rejected alone instead of failing the document.
 async fn import(
     state: web::Data<AppState>,
-    body: web::Json<Value>,
+    body: web::Json<Box<RawValue>>,
 ) -> Result<HttpResponse, ApiError> {
-    let report = state.store.import(body.into_inner()).await?;
+    let report = state.store.import_json(body.get()).await?;
     Ok(HttpResponse::Ok().json(report))
 }

@@ -86,6 +86,12 @@ pub enum HeartbeatError {
     Unavailable(String),
 }
 
+impl From<actix::MailboxError> for HeartbeatError {
+    fn from(e: actix::MailboxError) -> Self {
+        HeartbeatError::Unavailable(e.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,11 +129,5 @@ mod tests {
             history_max_days: 30,
         };
         assert_eq!(s.idle_after(), chrono::Duration::minutes(30));
-    }
-}
-
-impl From<actix::MailboxError> for HeartbeatError {
-    fn from(e: actix::MailboxError) -> Self {
-        HeartbeatError::Unavailable(e.to_string())
     }
 }

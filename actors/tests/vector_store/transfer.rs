@@ -281,3 +281,84 @@ async fn import_refuses_foreign_documents_whole() {
     }
     assert!(fx.store.list_semantic(None, 10).await.unwrap().is_empty());
 }
+
+/// Issue 10 (4): a backup is whole. Semantic rows, lessons (with their
+/// category) and episodic memories survive export → empty home → import →
+/// export, byte-identical apart from the timestamps the format lets differ
+/// (`exported_at`, and semantic `created_at`/`updated_at`, which take the
+/// import time); episodic `created_at` is kept.
+#[actix_rt::test]
+async fn a_backup_round_trips_semantic_lessons_and_episodic_memory() {
+    use kirocrew_actors::vector_store::episodic::EpisodicWrite;
+    use kirocrew_actors::vector_store::lessons::{LessonCategory, LessonWrite};
+
+    let a = manual_store().await;
+    for write in sample_entries() {
+        a.store.write_semantic(write).await.unwrap();
+        a.tick();
+    }
+    let mut lesson = LessonWrite::user("run cargo fmt before committing");
+    lesson.category = LessonCategory::Tool;
+    a.store.write_lesson(lesson).await.unwrap();
+    for (i, text) in [
+        "We planned a trip to Lisbon in May with Ana.",
+        "The billing dashboard shipped on Friday after review.",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let mut w = EpisodicWrite::new(*text, "test");
+        w.tags = vec![format!("Tag {i}")];
+        w.importance = 0.25 + 0.5 * i as f64;
+        w.created_at = Some(start_time() - Duration::days(10 - i as i64));
+        a.store.write_episodic(w).await.unwrap();
+    }
+    let export = a.store.export().await.unwrap();
+    assert_eq!(export.episodic.len(), 2);
+    let text = serde_json::to_string_pretty(&export).unwrap();
+
+    let b = manual_store().await;
+    b.clock.set(start_time() + Duration::days(30));
+    let report = b.store.import_json(&text).await.unwrap();
+    assert_eq!(report.rejected, 0, "{report:?}");
+    assert_eq!(report.imported, export.semantic.len() + 2, "{report:?}");
+
+    let mut restored = b.store.export().await.unwrap();
+    let mut original = export.clone();
+    for doc in [&mut restored, &mut original] {
+        doc.exported_at.clear();
+        for e in &mut doc.semantic {
+            e.created_at.clear();
+            e.updated_at.clear();
+        }
+    }
+    assert_eq!(
+        serde_json::to_string_pretty(&restored).unwrap(),
+        serde_json::to_string_pretty(&original).unwrap()
+    );
+    // A second import changes nothing.
+    let again = b.store.import_json(&text).await.unwrap();
+    assert_eq!(again.imported, 0, "{again:?}");
+}
+
+/// Issue 10 (8): one entry nested past any parser's depth limit is
+/// reported and skipped; the rest of the document is restored.
+#[actix_rt::test]
+async fn import_decodes_entry_by_entry() {
+    let fx = manual_store().await;
+    let deep = format!("{}1{}", "[".repeat(125), "]".repeat(125));
+    let text = format!(
+        r#"{{"format": "{EXPORT_FORMAT}", "version": 1, "semantic": [
+            {{"key": "pref.deep", "value": {deep}}},
+            {{"key": "pref.ok", "value": "kept"}},
+            {{"key": 5}}
+        ]}}"#
+    );
+    let report = fx.store.import_json(&text).await.unwrap();
+    assert_eq!((report.imported, report.rejected), (1, 2), "{report:?}");
+    assert!(report.details[0].reason.contains("nested"), "{report:?}");
+    assert_eq!(
+        fx.store.get_semantic("pref.ok").await.unwrap().value,
+        json!("kept")
+    );
+}

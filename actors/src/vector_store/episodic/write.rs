@@ -15,7 +15,7 @@ use sqlx::sqlite::SqlitePool;
 
 use super::db::{self, NewEpisode};
 use super::mirror::MirrorEpisode;
-use super::rank::{sanitize_tags, supersedes, union_tags, Standing};
+use super::rank::sanitize_tags;
 use super::types::{content_hash, EpisodicEntry, EpisodicWrite, MAX_TEXT_CHARS, MIN_TEXT_CHARS};
 use crate::clock::format_ts;
 use crate::screening::{find_injection, redact};
@@ -30,6 +30,35 @@ pub(super) struct Limits {
     pub max: u64,
     /// Audit events kept.
     pub max_events: u32,
+}
+
+/// What a near-duplicate comparison looks at, for the incoming write and
+/// for the active row it resembles.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Standing {
+    /// Length of the text in characters.
+    pub chars: usize,
+    /// When it happened.
+    pub created: DateTime<Utc>,
+    /// Importance in [0, 1].
+    pub importance: f64,
+}
+
+/// Whether a near-duplicate write replaces the active row it resembles
+/// instead of being refused: it says more (longer), is more recent, or
+/// matters more. Consolidation refreshes a memory by writing it again, so
+/// the newer statement of a fact wins; a write that is none of these
+/// (an older, shorter, less important copy, e.g. a re-imported one) adds
+/// nothing and is refused.
+pub(super) fn supersedes(new: Standing, old: Standing) -> bool {
+    new.chars > old.chars || new.created > old.created || new.importance > old.importance
+}
+
+/// The union of two tag lists, `first`'s order first, then `second`'s
+/// additions, sanitized and bounded like any tag list.
+pub(super) fn union_tags(first: &[String], second: &[String]) -> Vec<String> {
+    let all: Vec<String> = first.iter().chain(second).cloned().collect();
+    sanitize_tags(&all)
 }
 
 /// What to do about an active near-duplicate of a write.
@@ -178,4 +207,43 @@ pub(super) async fn store(
     }
     tx.commit().await?;
     Ok(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn standing(chars: usize, day: u32, importance: f64) -> Standing {
+        use chrono::TimeZone;
+        Standing {
+            chars,
+            created: chrono::Utc
+                .with_ymd_and_hms(2026, 5, day, 12, 0, 0)
+                .unwrap(),
+            importance,
+        }
+    }
+
+    #[test]
+    fn a_longer_newer_or_more_important_near_duplicate_supersedes() {
+        let old = standing(40, 10, 0.5);
+        assert!(supersedes(standing(41, 10, 0.5), old), "longer");
+        assert!(supersedes(standing(40, 11, 0.5), old), "newer");
+        assert!(supersedes(standing(40, 10, 0.6), old), "more important");
+        assert!(
+            !supersedes(standing(40, 10, 0.5), old),
+            "identical standing"
+        );
+        assert!(
+            !supersedes(standing(30, 9, 0.4), old),
+            "weaker on every count"
+        );
+    }
+
+    #[test]
+    fn merged_tags_are_the_union_in_order() {
+        let a = vec!["travel".to_owned(), "Family Trip".to_owned()];
+        let b = vec!["family-trip".to_owned(), "lisbon".to_owned()];
+        assert_eq!(union_tags(&a, &b), vec!["travel", "family-trip", "lisbon"]);
+    }
 }

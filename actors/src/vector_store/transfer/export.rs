@@ -1,15 +1,16 @@
-//! Export: every active semantic row and the lesson categories, as one
-//! document that `VectorStoreHandle::import` restores.
+//! Export: every active semantic row, the lesson categories and every
+//! active episodic fragment, as one document that
+//! `VectorStoreHandle::import` restores.
 
 use actix::prelude::*;
 use sqlx::sqlite::SqlitePool;
 
-use super::format::{MemoryExport, EXPORT_FORMAT, EXPORT_VERSION};
+use super::format::{EpisodicExport, MemoryExport, EXPORT_FORMAT, EXPORT_VERSION};
 use crate::vector_store::actor::VectorStore;
 use crate::vector_store::error::VectorStoreError;
 use crate::vector_store::semantic::db::list_semantic;
 
-/// Exports every active semantic entry.
+/// Exports every active entry.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<MemoryExport, VectorStoreError>")]
 pub(crate) struct ExportMemory;
@@ -36,11 +37,30 @@ async fn export(pool: &SqlitePool, now: String) -> Result<MemoryExport, VectorSt
     .await?
     .into_iter()
     .collect();
+    // Oldest first (ties by text), so two exports of the same memories are
+    // the same document whatever the row ids.
+    let rows: Vec<(String, String, f64, String)> = sqlx::query_as(
+        "SELECT text, tags, importance, created_at FROM episodic_memories
+         WHERE is_deleted = 0 ORDER BY created_at, text",
+    )
+    .fetch_all(pool)
+    .await?;
+    let episodic = rows
+        .into_iter()
+        .map(|(text, tags, importance, created_at)| EpisodicExport {
+            text,
+            // Tags are stored as the JSON array the writer made.
+            tags: serde_json::from_str(&tags).unwrap_or_default(),
+            importance,
+            created_at,
+        })
+        .collect();
     Ok(MemoryExport {
         format: EXPORT_FORMAT.to_owned(),
         version: EXPORT_VERSION,
         exported_at: now,
         semantic,
         lesson_categories,
+        episodic,
     })
 }

@@ -1,7 +1,9 @@
 //! Export and import of memory as one JSON document.
 //!
 //! An export holds every active semantic row (lessons included, since they
-//! live under `lesson.*`). Import restores a document through the same
+//! live under `lesson.*`) and every active episodic fragment (text, tags,
+//! importance, created_at; no vectors: they are remade by the embedding
+//! sweep after an import). Import restores a document through the same
 //! validation, injection screening and audit as any write, using
 //! `set_semantic_if_absent`: it never overwrites an existing key, so
 //! re-importing an export is a no-op and a restore cannot clobber newer data.
@@ -9,6 +11,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::vector_store::error::VectorStoreError;
@@ -16,8 +19,12 @@ use crate::vector_store::semantic::types::SemanticEntry;
 
 /// The `format` tag of an export document.
 pub const EXPORT_FORMAT: &str = "kirocrew-memory-export";
-/// The export version this build writes and reads.
-pub const EXPORT_VERSION: u32 = 1;
+/// The export version this build writes (it reads 1 and 2). Version 2
+/// added `episodic`.
+pub const EXPORT_VERSION: u32 = 2;
+
+/// The first version that carries episodic memories.
+const EPISODIC_SINCE: u32 = 2;
 
 /// A full export.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -35,6 +42,29 @@ pub struct MemoryExport {
     /// knowledge); absent in documents without lessons.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub lesson_categories: BTreeMap<String, String>,
+    /// Active episodic fragments, oldest first.
+    #[serde(default)]
+    pub episodic: Vec<EpisodicExport>,
+}
+
+/// One episodic fragment in an export, and what an import reads back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EpisodicExport {
+    /// The text.
+    pub text: String,
+    /// Sanitized tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Importance in [0, 1].
+    #[serde(default = "half")]
+    pub importance: f64,
+    /// When it happened (RFC 3339, UTC); kept by a restore.
+    pub created_at: String,
+}
+
+fn half() -> f64 {
+    0.5
 }
 
 /// One entry of an import document: only the fields a restore uses are
@@ -67,8 +97,10 @@ fn import_source() -> String {
     "import".to_owned()
 }
 
-/// An import document as received.
-#[derive(Debug, Clone, Deserialize)]
+/// An import document as received. Entries stay raw JSON text until each
+/// is decoded on its own: the envelope parse never descends into them, so
+/// one entry nested past the parser's depth limit is rejected alone.
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ImportDocument {
     /// Must be [`EXPORT_FORMAT`].
@@ -81,16 +113,19 @@ pub struct ImportDocument {
     /// Entries to restore. Each is decoded on its own, so one malformed
     /// entry is reported as rejected instead of failing the document.
     #[serde(default)]
-    pub semantic: Vec<Value>,
+    pub semantic: Vec<Box<RawValue>>,
     /// Lesson categories by key (see [`MemoryExport::lesson_categories`]).
     #[serde(default)]
     pub lesson_categories: BTreeMap<String, String>,
+    /// Episodic fragments to restore (version 2 on), decoded one by one.
+    #[serde(default)]
+    pub episodic: Option<Vec<Box<RawValue>>>,
 }
 
 impl ImportDocument {
-    /// Parses and checks the document envelope.
-    pub fn parse(doc: Value) -> Result<Self, VectorStoreError> {
-        let doc: ImportDocument = serde_json::from_value(doc)
+    /// Parses and checks the document envelope from JSON text.
+    pub fn parse(text: &str) -> Result<Self, VectorStoreError> {
+        let doc: ImportDocument = serde_json::from_str(text)
             .map_err(|e| VectorStoreError::InvalidExport(e.to_string()))?;
         if doc.format != EXPORT_FORMAT {
             return Err(VectorStoreError::InvalidExport(format!(
@@ -100,7 +135,13 @@ impl ImportDocument {
         }
         if doc.version == 0 || doc.version > EXPORT_VERSION {
             return Err(VectorStoreError::InvalidExport(format!(
-                "version {} is not supported (this build reads version {EXPORT_VERSION})",
+                "version {} is not supported (this build reads versions 1 to {EXPORT_VERSION})",
+                doc.version
+            )));
+        }
+        if doc.episodic.is_some() && doc.version < EPISODIC_SINCE {
+            return Err(VectorStoreError::InvalidExport(format!(
+                "version {} documents carry no episodic memories (version {EPISODIC_SINCE} does)",
                 doc.version
             )));
         }
@@ -161,15 +202,17 @@ mod tests {
     #[test]
     fn envelope_is_checked() {
         let ok = serde_json::json!({"format": EXPORT_FORMAT, "version": 1, "semantic": []});
-        assert!(ImportDocument::parse(ok).is_ok());
+        assert!(ImportDocument::parse(&ok.to_string()).is_ok());
+        let v2 = serde_json::json!({"format": EXPORT_FORMAT, "version": 2, "episodic": []});
+        assert!(ImportDocument::parse(&v2.to_string()).is_ok());
         for bad in [
             serde_json::json!({"format": "other", "version": 1}),
-            serde_json::json!({"format": EXPORT_FORMAT, "version": 2}),
+            serde_json::json!({"format": EXPORT_FORMAT, "version": 3}),
             serde_json::json!({"format": EXPORT_FORMAT, "version": 1, "episodic": []}),
             serde_json::json!([1, 2]),
         ] {
             assert!(matches!(
-                ImportDocument::parse(bad),
+                ImportDocument::parse(&bad.to_string()),
                 Err(VectorStoreError::InvalidExport(_))
             ));
         }
