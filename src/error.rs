@@ -290,6 +290,12 @@ impl From<VectorStoreError> for ApiError {
                 code: "duplicate_lesson",
                 message,
             },
+            VectorStoreError::LessonKeyReserved { .. } => {
+                ApiError::validation("lesson_key_reserved", message)
+            }
+            VectorStoreError::ControlCharacter(_) => {
+                ApiError::validation("control_characters", message)
+            }
             VectorStoreError::ReembedBusy(_) => ApiError::Conflict {
                 code: "reembed_in_progress",
                 message,
@@ -304,6 +310,9 @@ impl From<MemoryFilesError> for ApiError {
         let message = err.to_string();
         match err {
             MemoryFilesError::InvalidText(_) => ApiError::validation("invalid_text", message),
+            MemoryFilesError::ControlCharacter(_) => {
+                ApiError::validation("control_characters", message)
+            }
             MemoryFilesError::EmptyQuery => ApiError::validation("empty_query", message),
             MemoryFilesError::QueryTooLong { .. } => {
                 ApiError::validation("query_too_long", message)

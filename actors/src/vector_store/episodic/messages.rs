@@ -10,6 +10,7 @@ use super::types::{
     MAX_TEXT_CHARS, MIN_TEXT_CHARS,
 };
 use crate::clock::format_ts;
+use crate::control_chars::check_text;
 use crate::screening::{find_injection, redact};
 use crate::vector_store::actor::VectorStore;
 use crate::vector_store::audit::{record_event, NewEvent};
@@ -78,9 +79,10 @@ pub(crate) struct ListEpisodic {
     pub limit: u32,
 }
 
-/// Checks length and screening; returns the trimmed text.
+/// Checks length and control characters; returns the trimmed text.
 pub(super) fn validate_text(text: &str) -> Result<String, VectorStoreError> {
     let trimmed = text.trim();
+    check_text("text", trimmed)?;
     let chars = trimmed.chars().count();
     if !(MIN_TEXT_CHARS..=MAX_TEXT_CHARS).contains(&chars) {
         return Err(VectorStoreError::InvalidText(format!(
@@ -151,6 +153,9 @@ async fn store(
 ) -> Result<i64, VectorStoreError> {
     let write = msg.write;
     let text = validate_text(&write.text)?;
+    for tag in &write.tags {
+        check_text("tags", tag)?;
+    }
     if let Some(pattern) = find_injection(&text) {
         let mut conn = pool.acquire().await?;
         let snippet = redact(&text);

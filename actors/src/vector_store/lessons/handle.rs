@@ -4,7 +4,8 @@
 
 use super::messages::{GetLessonsContext, ListLessons, ListLessonsMissingVectors, WriteLesson};
 use super::rules::{
-    parse_lesson_text, validate_lesson, Lesson, LessonOutcome, LessonWrite, MAX_BACKFILLS_PER_WRITE,
+    check_lesson_chars, parse_lesson_text, validate_lesson, Lesson, LessonOutcome, LessonWrite,
+    MAX_BACKFILLS_PER_WRITE,
 };
 use crate::vector_store::error::VectorStoreError;
 use crate::vector_store::handle::VectorStoreHandle;
@@ -21,6 +22,7 @@ impl VectorStoreHandle {
         &self,
         write: LessonWrite,
     ) -> Result<LessonOutcome, VectorStoreError> {
+        check_lesson_chars(&write)?;
         let (rule, _) = validate_lesson(&write).map_err(VectorStoreError::InvalidLesson)?;
         let vector = self.commit_vector(&rule).await;
         if vector.is_some() {

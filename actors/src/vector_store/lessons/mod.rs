@@ -22,7 +22,7 @@ mod tests;
 
 pub use crate::vector_store::semantic::validate::LESSON_PREFIX;
 pub use rules::{
-    lesson_key, lesson_text, parse_lesson_text, render_lessons_block, validate_lesson, Lesson,
-    LessonCategory, LessonOutcome, LessonWrite, LESSONS_HEADER, LESSONS_PREAMBLE, MAX_RULE_CHARS,
-    NEGATIVE_SEPARATOR,
+    check_lesson_chars, lesson_key, lesson_text, parse_lesson_text, render_lessons_block,
+    validate_lesson, Lesson, LessonCategory, LessonOutcome, LessonWrite, LESSONS_HEADER,
+    LESSONS_PREAMBLE, MAX_RULE_CHARS, NEGATIVE_SEPARATOR,
 };
