@@ -61,12 +61,14 @@ impl Handler<HasEpisodicText> for VectorStore {
     }
 }
 
-/// Tombstones one fragment.
+/// Tombstones one fragment (with a `delete` audit event).
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(), VectorStoreError>")]
 pub(crate) struct DeleteEpisodic {
     /// Row id.
     pub id: i64,
+    /// Who deletes it (recorded in the audit event).
+    pub source: String,
 }
 
 /// A page of fragments, newest first, with the total.
@@ -194,6 +196,25 @@ async fn store(
             count = evicted.len(),
             "episodic cap reached; evicted least important, oldest"
         );
+        // Each eviction is audited in the write's transaction, attributed
+        // to the writer whose fragment took the slot.
+        let reason = format!("episodic cap of {max} active fragments reached");
+        for (id, old_text) in &evicted {
+            record_event(
+                &mut tx,
+                NewEvent {
+                    event_type: "evict",
+                    memory_type: "episodic",
+                    key: &id.to_string(),
+                    old_value: Some(old_text),
+                    new_value: Some(&reason),
+                    source: &write.source,
+                },
+                now,
+                max_events,
+            )
+            .await?;
+        }
     }
     let vector = msg
         .vector
@@ -297,12 +318,27 @@ impl Handler<DeleteEpisodic> for VectorStore {
     type Result = AtomicResponse<Self, Result<(), VectorStoreError>>;
 
     fn handle(&mut self, msg: DeleteEpisodic, _: &mut Context<Self>) -> Self::Result {
-        self.atomic(move |pool, _, _| async move {
-            if db::tombstone(&pool, msg.id).await? {
-                Ok(())
-            } else {
-                Err(VectorStoreError::EpisodeNotFound(msg.id))
-            }
+        self.atomic(move |pool, settings, now| async move {
+            let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+            let Some(text) = db::tombstone(&mut tx, msg.id).await? else {
+                return Err(VectorStoreError::EpisodeNotFound(msg.id));
+            };
+            record_event(
+                &mut tx,
+                NewEvent {
+                    event_type: "delete",
+                    memory_type: "episodic",
+                    key: &msg.id.to_string(),
+                    old_value: Some(&text),
+                    new_value: None,
+                    source: &msg.source,
+                },
+                &now,
+                settings.max_events,
+            )
+            .await?;
+            tx.commit().await?;
+            Ok(())
         })
     }
 }
