@@ -33,6 +33,7 @@ use crate::http::{config_api, dashboard, health, linger, not_found, AppState};
 use crate::lifecycle;
 use crate::memory_layers::MemoryLayers;
 use kirocrew_actors::clock::system_clock;
+use kirocrew_actors::lessons_file::LessonFile;
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
 /// A built, bound, not yet running daemon.
@@ -85,6 +86,7 @@ impl Application {
             settings: Arc::clone(&settings),
             embeddings: embeddings.clone(),
             layers: layers.clone(),
+            lessons_file: LessonFile::new(home.lessons_file()),
         });
         let body_timeout = web::Data::new(BodyTimeout(Duration::from_secs(
             settings.server.body_timeout_secs,

@@ -26,3 +26,4 @@ pub use rules::{
     validate_lesson, Lesson, LessonCategory, LessonOutcome, LessonWrite, LESSONS_HEADER,
     LESSONS_PREAMBLE, MAX_RULE_CHARS, NEGATIVE_SEPARATOR,
 };
+pub(crate) use rules::{dedup, Dedup, ExistingLesson};
