@@ -43,7 +43,6 @@ pub struct Application {
     store: VectorStoreHandle,
     embeddings: EmbeddingRuntime,
     layers: MemoryLayers,
-    migrated: bool,
     home: DataHome,
     token: String,
 }
@@ -133,7 +132,6 @@ impl Application {
             store,
             embeddings,
             layers,
-            migrated: settings.memory.migrated,
             home,
             token,
         })
@@ -165,7 +163,7 @@ impl Application {
         let boot = actix_rt::spawn(self.embeddings.clone().boot());
         // Markdown migration (when memory.migrated is false), likewise in
         // the background.
-        let migration = actix_rt::spawn(self.layers.migration.clone().boot(self.migrated));
+        let migration = actix_rt::spawn(self.layers.migration.clone().boot());
 
         let server_result = tokio::select! {
             () = shutdown => {
