@@ -7,8 +7,9 @@
 //! a context block shows at most [`MAX_CONTEXT_LESSONS`]: what sits on disk
 //! and what reaches a prompt are different numbers. Every change rewrites
 //! the file atomically (temporary file, fsync, rename), so a crash leaves
-//! the old or the new list, never half of one. Unreadable lines are kept
-//! out of the list with a warning, never fatal.
+//! the old or the new list, never half of one. Unreadable lines (and lines
+//! holding NUL or bidi controls) are kept out of the list with a warning,
+//! never fatal.
 //!
 //! A lesson never skips screening by landing here: [`LessonFile::add`]
 //! runs the store's checks in the store's order — control characters,
@@ -25,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::control_chars::ForbiddenCharacter;
+use crate::control_chars::{find_forbidden, ForbiddenCharacter};
 use crate::screening::find_injection;
 use crate::vector_store::lessons::{
     check_lesson_chars, dedup, lesson_key, lesson_text, render_lessons_block, validate_lesson,
@@ -153,6 +154,14 @@ impl LessonFile {
                 continue;
             }
             match serde_json::from_str::<FileLesson>(line) {
+                // A line written by hand (or by an older version) with NUL
+                // or a bidi override never reaches a prompt.
+                Ok(l) if find_forbidden(&lesson_text(&l.rule, l.negative.as_deref())).is_some() => {
+                    tracing::warn!(
+                        line = n + 1,
+                        "lessons.jsonl: line with control characters skipped"
+                    )
+                }
                 Ok(l) if !l.rule.trim().is_empty() => out.push(l),
                 Ok(_) => tracing::warn!(line = n + 1, "lessons.jsonl: empty rule skipped"),
                 Err(e) => {
@@ -369,7 +378,7 @@ mod tests {
         let path = dir.path().join("lessons.jsonl");
         std::fs::write(
             &path,
-            "{\"rule\":\"ok one\",\"category\":\"tool\"}\nnot json\n{\"rule\":\"\"}\n\n{\"rule\":\"ok two\",\"category\":\"weird\"}\n",
+            "{\"rule\":\"ok one\",\"category\":\"tool\"}\nnot json\n{\"rule\":\"flip \\u202e\"}\n{\"rule\":\"\"}\n\n{\"rule\":\"ok two\",\"category\":\"weird\"}\n",
         )
         .unwrap();
         let all = LessonFile::new(&path).load().unwrap();

@@ -4,9 +4,10 @@
 use super::index::IndexState;
 use super::index_messages::GetEpisodicIndexState;
 use super::messages::{
-    validate_text, DeleteEpisodic, HasEpisodicText, ListEpisodic, ListMissingEpisodicVectors,
-    SearchEpisodic, StoreEpisodicVectors, WriteEpisodic,
+    DeleteEpisodic, HasEpisodicText, ListEpisodic, ListMissingEpisodicVectors, SearchEpisodic,
+    StoreEpisodicVectors, WriteEpisodic,
 };
+use super::types::validate_text;
 use super::types::{
     render_episodic_block, EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite, SearchMode,
     CONTEXT_LIMIT,

@@ -6,8 +6,8 @@ use super::db::{self, NewEpisode};
 use super::rank::{sanitize_tags, NEAR_DUPLICATE_COSINE};
 use super::search::{exact_cosines, rank, rescore, Inputs};
 use super::types::{
-    content_hash, EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite, SearchMode,
-    MAX_TEXT_CHARS, MIN_TEXT_CHARS,
+    content_hash, validate_text, EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite,
+    SearchMode,
 };
 use crate::clock::format_ts;
 use crate::control_chars::check_text;
@@ -79,19 +79,6 @@ pub(crate) struct ListEpisodic {
     pub offset: u32,
     /// Page size.
     pub limit: u32,
-}
-
-/// Checks length and control characters; returns the trimmed text.
-pub(super) fn validate_text(text: &str) -> Result<String, VectorStoreError> {
-    let trimmed = text.trim();
-    check_text("text", trimmed)?;
-    let chars = trimmed.chars().count();
-    if !(MIN_TEXT_CHARS..=MAX_TEXT_CHARS).contains(&chars) {
-        return Err(VectorStoreError::InvalidText(format!(
-            "text is {chars} characters; it must be {MIN_TEXT_CHARS} to {MAX_TEXT_CHARS}"
-        )));
-    }
-    Ok(trimmed.to_owned())
 }
 
 impl Handler<WriteEpisodic> for VectorStore {

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::control_chars::check_text;
+use crate::vector_store::error::VectorStoreError;
 use crate::vector_store::text::fit_lines;
 
 /// Shortest fragment kept, in characters.
@@ -132,6 +134,19 @@ impl EpisodicQuery {
             as_of: None,
         }
     }
+}
+
+/// Checks length and control characters; returns the trimmed text.
+pub(crate) fn validate_text(text: &str) -> Result<String, VectorStoreError> {
+    let trimmed = text.trim();
+    check_text("text", trimmed)?;
+    let chars = trimmed.chars().count();
+    if !(MIN_TEXT_CHARS..=MAX_TEXT_CHARS).contains(&chars) {
+        return Err(VectorStoreError::InvalidText(format!(
+            "text is {chars} characters; it must be {MIN_TEXT_CHARS} to {MAX_TEXT_CHARS}"
+        )));
+    }
+    Ok(trimmed.to_owned())
 }
 
 /// The text's content hash: blake3 of the trimmed text with whitespace

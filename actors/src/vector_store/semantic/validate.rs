@@ -152,6 +152,19 @@ pub(crate) fn validate_confidence(
 mod tests {
     use super::*;
 
+    #[test]
+    fn lesson_keys_are_reserved_at_the_semantic_entry_points() {
+        for key in ["lesson.x", "lesson.abc123"] {
+            assert!(matches!(
+                refuse_lesson_key(key),
+                Err(VectorStoreError::LessonKeyReserved { .. })
+            ));
+        }
+        for key in ["pref.lesson", "lessons.x", "user.lesson.x"] {
+            assert!(refuse_lesson_key(key).is_ok(), "{key}");
+        }
+    }
+
     fn no_extra() -> Vec<String> {
         Vec::new()
     }
