@@ -305,14 +305,19 @@ async fn imported_lesson_rows_obey_the_lesson_rules() {
             {"key": "lesson.long", "value": long},
             {"key": "lesson.legacy", "value": "prefer rg over grep"},
             {"key": "lesson.again", "value": "prefer rg over grep"},
+            {"key": "lesson.flip", "value": "use rg \u{202E}"},
+            {"key": "pref.flip", "value": {"note": "zero\u{0}byte"}},
         ]
     });
     let report = fx.store.import(document).await.unwrap();
     assert_eq!(
         (report.imported, report.skipped, report.rejected),
-        (1, 1, 3),
+        (1, 1, 5),
         "{report:#?}"
     );
+    for item in &report.details[report.details.len() - 2..] {
+        assert!(item.reason.contains("control character"), "{item:?}");
+    }
     assert!(report.details[2].reason.contains("1000"), "{report:#?}");
     let lessons = fx.store.list_lessons().await.unwrap();
     assert_eq!(lessons.len(), 1);
