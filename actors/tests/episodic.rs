@@ -5,7 +5,9 @@
 mod common;
 
 use chrono::{TimeZone, Utc};
-use kirocrew_actors::vector_store::episodic::{EpisodicQuery, EpisodicWrite, SearchMode};
+use kirocrew_actors::vector_store::episodic::{
+    EpisodicQuery, EpisodicWrite, Retrieval, SearchMode,
+};
 use kirocrew_actors::vector_store::{StoreSettings, VectorStoreError, VectorStoreHandle};
 
 use common::with_model;
@@ -187,13 +189,14 @@ async fn vector_search_decays_gates_and_rejects_near_duplicates() {
         w.created_at = Some(now - chrono::Duration::days(i as i64));
         store.write_episodic(w).await.unwrap();
     }
-    // Near-duplicate of an active row: rejected.
-    let near = store
-        .write_episodic(write(
-            "Caroline went to an LGBTQ support group and it was powerful.",
-            0.5,
-        ))
-        .await;
+    // A near-duplicate that is older, shorter and less important than the
+    // active row adds nothing: refused.
+    let mut weaker = write(
+        "Caroline went to an LGBTQ support group and it was powerful.",
+        0.4,
+    );
+    weaker.created_at = Some(now - chrono::Duration::days(201));
+    let near = store.write_episodic(weaker).await;
     assert!(
         matches!(near, Err(VectorStoreError::DuplicateEpisode { id }) if id == old_id),
         "{near:?}"
@@ -222,17 +225,19 @@ async fn vector_search_decays_gates_and_rejects_near_duplicates() {
     assert_eq!(gated.len(), 1);
     assert_eq!(gated[0].entry.id, old_id);
     assert!(gated[0].passed_gate);
-    let block = store
+    let context = store
         .episodic_context("Did Caroline attend a support group?", 3000)
         .await
         .unwrap();
+    assert_eq!(context.retrieval, Retrieval::Hybrid);
+    let block = context.block;
     assert!(block.starts_with("[Episodic Memory]\n- ("), "{block}");
     assert!(block.contains("LGBTQ"));
     let nothing = store
         .episodic_context("quantum chromodynamics lattice", 3000)
         .await
         .unwrap();
-    assert_eq!(nothing, "", "irrelevant queries inject nothing");
+    assert_eq!(nothing.block, "", "irrelevant queries inject nothing");
     // Hybrid and keyword modes rank the same match first here.
     for mode in [SearchMode::Hybrid, SearchMode::Keyword] {
         let mut q = EpisodicQuery::new("Caroline support group", 3);
@@ -252,6 +257,101 @@ async fn vector_search_decays_gates_and_rejects_near_duplicates() {
         ))
         .await
         .unwrap();
+}
+
+/// Spec: the relevance gate applies to vector scores. Without any model,
+/// the context block is served from keyword evidence and says so.
+#[actix_rt::test]
+async fn context_is_served_by_keywords_without_a_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir, 100).await;
+    store
+        .write_episodic(write("We planned a trip to Lisbon in May with Ana.", 0.5))
+        .await
+        .unwrap();
+    store
+        .write_episodic(write("The billing dashboard shipped on Friday.", 0.5))
+        .await
+        .unwrap();
+    let context = store
+        .episodic_context("when is the Lisbon trip?", 3000)
+        .await
+        .unwrap();
+    assert_eq!(context.retrieval, Retrieval::Keyword);
+    assert!(context.block.contains("Lisbon"), "{context:?}");
+    assert!(!context.block.contains("billing"), "{context:?}");
+    let nothing = store
+        .episodic_context("quantum chromodynamics", 3000)
+        .await
+        .unwrap();
+    assert_eq!(nothing.block, "");
+}
+
+/// A row whose embedding is deferred has no vector yet: with a model
+/// serving, the gate must not drop it as a vector candidate would be.
+#[actix_rt::test]
+async fn context_serves_a_deferred_row_by_keywords() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(store) = with_model(open(&dir, 100).await).await else {
+        return;
+    };
+    let mut deferred = write("We planned a trip to Lisbon in May with Ana.", 0.5);
+    deferred.defer_embedding = true;
+    store.write_episodic(deferred).await.unwrap();
+    assert_eq!(store.count_missing_vectors().await.unwrap(), 1);
+    let context = store
+        .episodic_context("when is the Lisbon trip?", 3000)
+        .await
+        .unwrap();
+    assert_eq!(context.retrieval, Retrieval::Hybrid);
+    assert!(context.block.contains("Lisbon"), "{context:?}");
+}
+
+/// Issue 10 (3): a near-duplicate that is newer (or longer, or more
+/// important) replaces its twin: the twin is tombstoned with a `merge`
+/// event, the new row keeps the higher importance and the union of tags.
+/// In import preservation mode a near-duplicate is refused instead.
+#[actix_rt::test]
+async fn a_stronger_near_duplicate_replaces_its_twin() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(store) = with_model(open(&dir, 100).await).await else {
+        return;
+    };
+    let mut first = write("Ana moved to Lisbon last spring for her new job.", 0.8);
+    first.tags = vec!["Family".into()];
+    first.created_at = Some(Utc::now() - chrono::Duration::days(30));
+    let first_id = store.write_episodic(first).await.unwrap();
+
+    let mut preserved = write("Ana moved to Lisbon last spring for her new job!", 0.3);
+    preserved.preserve = true;
+    assert!(matches!(
+        store.write_episodic(preserved).await,
+        Err(VectorStoreError::DuplicateEpisode { id }) if id == first_id
+    ));
+
+    let mut refresh = write("Ana moved to Lisbon last spring for her new job!", 0.3);
+    refresh.tags = vec!["Lisbon".into()];
+    let new_id = store.write_episodic(refresh).await.unwrap();
+    assert_ne!(new_id, first_id);
+    let (rows, total) = store.list_episodic(0, 10).await.unwrap();
+    assert_eq!(total, 1, "{rows:?}");
+    assert_eq!(rows[0].id, new_id);
+    assert!(
+        (rows[0].importance - 0.8).abs() < 1e-9,
+        "the higher importance"
+    );
+    assert_eq!(rows[0].tags, vec!["lisbon", "family"]);
+    let events = store.list_events(10).await.unwrap();
+    let merge = events
+        .iter()
+        .find(|e| e.event_type == "merge")
+        .expect("a merge event");
+    assert_eq!(merge.memory_type, "episodic");
+    assert_eq!(merge.key, first_id.to_string());
+    assert_eq!(
+        merge.new_value.as_deref(),
+        Some(new_id.to_string().as_str())
+    );
 }
 
 #[actix_rt::test]

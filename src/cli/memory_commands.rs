@@ -46,7 +46,7 @@ pub(crate) async fn search_episodic(
     out: &mut impl Write,
 ) -> anyhow::Result<ExitCode> {
     if let Some(cap) = context {
-        writeln!(out, "{}", store.episodic_context(query, cap).await?)?;
+        writeln!(out, "{}", store.episodic_context(query, cap).await?.block)?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut q = EpisodicQuery::new(query, limit);

@@ -139,5 +139,10 @@ async fn context_preview(
     let q = query.q.clone().unwrap_or_default();
     let semantic = state.store.semantic_context(&q, cap).await?;
     let episodic = state.store.episodic_context(&q, cap).await?;
-    Ok(HttpResponse::Ok().json(json!({ "semantic": semantic, "episodic": episodic, "cap": cap })))
+    Ok(HttpResponse::Ok().json(json!({
+        "semantic": semantic,
+        "episodic": episodic.block,
+        "episodic_retrieval": episodic.retrieval,
+        "cap": cap,
+    })))
 }

@@ -145,3 +145,28 @@ async fn cli_memory_search_covers_episodic() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "--mode needs --episodic");
 }
+
+/// Issue 10 (1): with no model at all, the episodic fragment the search
+/// finds is also in the context preview, and the preview says the
+/// retrieval was keyword-only.
+#[actix_web::test]
+async fn context_preview_serves_episodic_memory_without_a_model() {
+    let app = spawn_app().await;
+    let r = app
+        .request(Method::POST, "/api/memory/episodic")
+        .json(&json!({"text": "We planned a trip to Lisbon in May with Ana."}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let found = app.get_json("/api/memory/episodic/search?q=lisbon").await;
+    assert!(!found["results"].as_array().unwrap().is_empty(), "{found}");
+    let preview = app
+        .get_json("/api/memory/context-preview?q=when%20is%20the%20Lisbon%20trip")
+        .await;
+    assert_eq!(preview["episodic_retrieval"], "keyword", "{preview}");
+    assert!(
+        preview["episodic"].as_str().unwrap().contains("Lisbon"),
+        "{preview}"
+    );
+}

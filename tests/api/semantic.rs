@@ -446,3 +446,40 @@ async fn concurrent_writes_to_one_key_lose_nothing() {
     let stored = app.get_json("/api/memory/semantic/pref.counter").await;
     assert_eq!(stored["value"].to_string(), prev.as_str().unwrap());
 }
+
+/// Issue 10 (8): value nesting is bounded on every write (422 beyond
+/// 32 levels), and the deepest accepted value survives export → import.
+#[actix_web::test]
+async fn nesting_depth_is_bounded_and_the_deepest_value_round_trips() {
+    fn nested(depth: usize) -> Value {
+        let mut v = json!("leaf");
+        for _ in 0..depth {
+            v = json!([v]);
+        }
+        v
+    }
+    let source = spawn_app().await;
+    let deep = source
+        .put_semantic(json!({"key": "pref.deep", "value": nested(33)}))
+        .await;
+    let message = assert_error(deep, 422, "invalid_value").await;
+    assert!(message.contains("nested"), "{message}");
+    let ok = source
+        .put_semantic(json!({"key": "pref.deep", "value": nested(32)}))
+        .await;
+    assert_eq!(ok.status(), 200);
+    let export = source.get_json("/api/memory/export").await;
+    let target = spawn_app().await;
+    let report: Value = target
+        .request(Method::POST, "/api/memory/import")
+        .json(&export)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(report["imported"], 1, "{report}");
+    let back = target.get_json("/api/memory/semantic/pref.deep").await;
+    assert_eq!(back["value"], nested(32));
+}

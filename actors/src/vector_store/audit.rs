@@ -52,16 +52,31 @@ pub(super) struct NewEvent<'a> {
     pub source: &'a str,
 }
 
-/// Appends an audit event and drops the oldest beyond `max_events`.
+/// Event types that record a write the store refused. They are bounded
+/// apart from the others (see [`record_event`]).
+pub(crate) const REFUSALS: &[&str] = &["injection_blocked", "conflict_skip"];
+
+/// Whether `event_type` records a refused write.
+pub(crate) fn is_refusal(event_type: &str) -> bool {
+    REFUSALS.contains(&event_type)
+}
+
+/// Appends an audit event and drops the oldest of its class beyond
+/// `max_events`. Refusals and everything else are two classes, each
+/// bounded on its own, so refused attempts (cheap for a hostile client to
+/// repeat) can only evict older refusals, never the record of accepted
+/// writes, deletions and retirements.
 pub(super) async fn record_event(
     conn: &mut SqliteConnection,
     event: NewEvent<'_>,
     now: &str,
     max_events: u32,
 ) -> Result<(), VectorStoreError> {
-    let id = sqlx::query(
-        "INSERT INTO memory_events (event_type, memory_type, key, old_value, new_value, source, ts)
-         VALUES (?, ?, ?, ?, ?, ?, ?)",
+    let refusal = i64::from(is_refusal(event.event_type));
+    sqlx::query(
+        "INSERT INTO memory_events
+             (event_type, memory_type, key, old_value, new_value, source, ts, refusal)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(event.event_type)
     .bind(event.memory_type)
@@ -70,15 +85,20 @@ pub(super) async fn record_event(
     .bind(event.new_value)
     .bind(event.source)
     .bind(now)
+    .bind(refusal)
     .execute(&mut *conn)
-    .await?
-    .last_insert_rowid();
-    // Ids are AUTOINCREMENT (never reused), so this keeps exactly the newest
-    // `max_events` rows.
-    sqlx::query("DELETE FROM memory_events WHERE id <= ?")
-        .bind(id - i64::from(max_events))
-        .execute(conn)
-        .await?;
+    .await?;
+    // The newest `max_events` rows of the class stay; the cut-off is found
+    // on the (refusal, id) index.
+    sqlx::query(
+        "DELETE FROM memory_events WHERE refusal = ?1 AND id <= (
+             SELECT id FROM memory_events WHERE refusal = ?1
+             ORDER BY id DESC LIMIT 1 OFFSET ?2)",
+    )
+    .bind(refusal)
+    .bind(i64::from(max_events))
+    .execute(conn)
+    .await?;
     Ok(())
 }
 
@@ -186,5 +206,19 @@ impl VectorStoreHandle {
     /// The newest audit events.
     pub async fn list_events(&self, limit: u32) -> Result<Vec<MemoryEvent>, VectorStoreError> {
         self.ask(ListEvents { limit }).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_are_the_refused_write_events() {
+        assert!(is_refusal("injection_blocked"));
+        assert!(is_refusal("conflict_skip"));
+        for accepted in ["create", "update", "delete", "retire", "merge", "migration"] {
+            assert!(!is_refusal(accepted), "{accepted}");
+        }
     }
 }

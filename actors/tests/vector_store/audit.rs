@@ -224,8 +224,11 @@ async fn audit_trail_keeps_exactly_the_newest_ten_thousand_events() {
     assert_eq!(events.first().unwrap().key, "pref.extra");
 }
 
+/// Issue 10 (8): refused writes are bounded apart from accepted ones, so
+/// any number of refusals leaves the accepted history in place; each class
+/// keeps its newest `max_events` rows.
 #[actix_rt::test]
-async fn audit_trail_bound_follows_the_setting_and_counts_every_event_kind() {
+async fn refusals_never_evict_the_history_of_accepted_writes() {
     let fx = manual_store_with(StoreSettings {
         max_events: 5,
         ..StoreSettings::default()
@@ -243,31 +246,44 @@ async fn audit_trail_bound_follows_the_setting_and_counts_every_event_kind() {
         .store
         .write_semantic(w("pref.a", json!(3), 1.0, "consolidation"))
         .await; // conflict_skip
-    let _ = fx
-        .store
-        .write_semantic(w("pref.b", json!(INJECTION), 1.0, USER_EXPLICIT))
-        .await; // injection_blocked
     fx.store
         .delete_semantic("pref.a", USER_EXPLICIT)
         .await
         .unwrap(); // delete
-    fx.store
-        .write_semantic(w("pref.c", json!(4), 1.0, USER_EXPLICIT))
-        .await
-        .unwrap(); // create
+    for _ in 0..100 {
+        let _ = fx
+            .store
+            .write_semantic(w("pref.b", json!(INJECTION), 1.0, USER_EXPLICIT))
+            .await; // injection_blocked
+    }
     let kinds: Vec<_> = all_events(&fx.store)
         .await
         .into_iter()
         .map(|e| e.event_type)
         .collect();
+    let accepted: Vec<_> = kinds
+        .iter()
+        .filter(|k| !matches!(k.as_str(), "conflict_skip" | "injection_blocked"))
+        .collect();
+    assert_eq!(accepted, ["create", "update", "delete"], "{kinds:?}");
+    assert_eq!(kinds.len(), 3 + 5, "five refusals kept: {kinds:?}");
+    assert!(kinds[3..].iter().all(|k| k == "injection_blocked"));
+    // The accepted class has its own bound of five.
+    for i in 0..6 {
+        fx.store
+            .write_semantic(w(&format!("pref.c{i}"), json!(i), 1.0, USER_EXPLICIT))
+            .await
+            .unwrap();
+    }
+    let kinds: Vec<_> = all_events(&fx.store)
+        .await
+        .into_iter()
+        .map(|e| e.event_type)
+        .collect();
+    assert_eq!(kinds.len(), 5 + 5, "{kinds:?}");
     assert_eq!(
-        kinds,
-        [
-            "update",
-            "conflict_skip",
-            "injection_blocked",
-            "delete",
-            "create"
-        ]
+        kinds.iter().filter(|k| k.as_str() == "create").count(),
+        5,
+        "{kinds:?}"
     );
 }

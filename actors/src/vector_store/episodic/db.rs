@@ -156,6 +156,21 @@ pub(crate) async fn insert(
     .await?)
 }
 
+/// Tombstones one row inside the caller's transaction; false if it was
+/// not active.
+pub(crate) async fn tombstone_in(
+    conn: &mut SqliteConnection,
+    id: i64,
+) -> Result<bool, VectorStoreError> {
+    let done =
+        sqlx::query("UPDATE episodic_memories SET is_deleted = 1 WHERE id = ? AND is_deleted = 0")
+            .bind(id)
+            .execute(conn)
+            .await?
+            .rows_affected();
+    Ok(done > 0)
+}
+
 /// Tombstones one row; returns its text, or `None` if it was not active.
 pub(crate) async fn tombstone(
     conn: &mut SqliteConnection,

@@ -7,11 +7,11 @@ use super::messages::{
     DeleteEpisodic, HasEpisodicText, ListEpisodic, ListMissingEpisodicVectors, SearchEpisodic,
     StoreEpisodicVectors, WriteEpisodic,
 };
-use super::types::validate_text;
 use super::types::{
-    render_episodic_block, EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite, SearchMode,
-    CONTEXT_LIMIT,
+    render_episodic_block, EpisodicContext, EpisodicEntry, EpisodicHit, EpisodicQuery,
+    EpisodicWrite, Retrieval, SearchMode, CONTEXT_LIMIT,
 };
+use super::write::validate_text;
 use crate::screening::find_injection;
 use crate::vector_store::error::VectorStoreError;
 use crate::vector_store::handle::VectorStoreHandle;
@@ -58,20 +58,43 @@ impl VectorStoreHandle {
         self.ask(SearchEpisodic { query, embedded }).await
     }
 
-    /// The `[Episodic Memory]` block for a message: gated, at most 8
-    /// fragments, within min(3,000, `cap`) characters. Empty without a query.
+    /// The `[Episodic Memory]` block for a message: at most 8 fragments,
+    /// within min(3,000, `cap`) characters, and which retrieval produced it.
+    /// Vector candidates must clear the relevance gate; keyword candidates
+    /// are served without a model too. Empty without a query.
     pub async fn episodic_context(
         &self,
         message: &str,
         cap: usize,
-    ) -> Result<String, VectorStoreError> {
+    ) -> Result<EpisodicContext, VectorStoreError> {
         if message.trim().is_empty() {
-            return Ok(String::new());
+            return Ok(EpisodicContext {
+                block: String::new(),
+                retrieval: Retrieval::Keyword,
+            });
         }
         let mut query = EpisodicQuery::new(message, CONTEXT_LIMIT);
         query.relevance_filter = true;
-        let hits = self.search_episodic(query).await?;
-        Ok(render_episodic_block(&hits, cap))
+        let embedded = self.embed_query(message).await;
+        // The vector counts only in the space the store holds (the actor
+        // ignores it otherwise), so the report asks the same question.
+        let retrieval = match &embedded {
+            Some(e)
+                if self
+                    .space()
+                    .await?
+                    .signature_for(&e.model_id, e.vector.len())
+                    .is_some() =>
+            {
+                Retrieval::Hybrid
+            }
+            _ => Retrieval::Keyword,
+        };
+        let hits = self.ask(SearchEpisodic { query, embedded }).await?;
+        Ok(EpisodicContext {
+            block: render_episodic_block(&hits, cap),
+            retrieval,
+        })
     }
 
     /// Fragments without a vector.

@@ -2,16 +2,14 @@
 
 use actix::prelude::*;
 
-use super::db::{self, NewEpisode};
-use super::rank::{sanitize_tags, NEAR_DUPLICATE_COSINE};
+use super::db;
+use super::rank::NEAR_DUPLICATE_COSINE;
 use super::search::{exact_cosines, rank, rescore, Inputs};
 use super::types::{
-    content_hash, validate_text, EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite,
-    SearchMode,
+    content_hash, EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite, SearchMode,
 };
+use super::write::{near_duplicate, store, Limits, NearDuplicate};
 use crate::clock::format_ts;
-use crate::control_chars::check_text;
-use crate::screening::{find_injection, redact};
 use crate::vector_store::actor::VectorStore;
 use crate::vector_store::audit::{record_event, NewEvent};
 use crate::vector_store::error::VectorStoreError;
@@ -99,29 +97,36 @@ impl Handler<WriteEpisodic> for VectorStore {
                         // Near-duplicates only count against active rows: the
                         // mirror holds no tombstones, so a deleted twin never
                         // blocks a new memory.
-                        let duplicate = match (&msg.vector, &signature) {
+                        let twin = match (&msg.vector, &signature) {
                             (Some(v), Some(sig)) if msg.write.dedup => act
                                 .episodic
                                 .nearest(&v.vector, sig)
                                 .filter(|(_, cos)| *cos > NEAR_DUPLICATE_COSINE)
-                                .map(|(id, _)| id),
+                                .and_then(|(id, _)| act.episodic.get(id)),
                             _ => None,
                         };
+                        let now = act.clock.now();
+                        let duplicate = twin.map(|old| near_duplicate(&msg.write, old, now));
                         let pool = act.pool()?;
                         Ok((
                             signature,
                             duplicate,
                             pool,
                             act.settings.max_events,
-                            format_ts(act.clock.now()),
+                            format_ts(now),
                         ))
                     });
                     fut::wrap_future::<_, Self>(async move {
                         let (signature, duplicate, pool, max_events, now) = prepared?;
-                        if let Some(id) = duplicate {
-                            return Err(VectorStoreError::DuplicateEpisode { id });
-                        }
-                        store(&pool, msg, signature, max, max_events, &now).await
+                        let merge = match duplicate {
+                            Some(NearDuplicate::Refused(id)) => {
+                                return Err(VectorStoreError::DuplicateEpisode { id })
+                            }
+                            Some(NearDuplicate::Replaces(old)) => Some(old),
+                            None => None,
+                        };
+                        let limits = Limits { max, max_events };
+                        store(&pool, msg.write, msg.vector, signature, merge, limits, &now).await
                     })
                 })
                 .map(|res, act, ctx| {
@@ -130,103 +135,6 @@ impl Handler<WriteEpisodic> for VectorStore {
                 }),
         ))
     }
-}
-
-async fn store(
-    pool: &sqlx::SqlitePool,
-    msg: WriteEpisodic,
-    signature: Option<String>,
-    max: u64,
-    max_events: u32,
-    now: &str,
-) -> Result<i64, VectorStoreError> {
-    let write = msg.write;
-    let text = validate_text(&write.text)?;
-    for tag in &write.tags {
-        check_text("tags", tag)?;
-    }
-    if let Some(pattern) = find_injection(&text) {
-        let mut conn = pool.acquire().await?;
-        let snippet = redact(&text);
-        record_event(
-            &mut conn,
-            NewEvent {
-                event_type: "injection_blocked",
-                memory_type: "episodic",
-                key: "",
-                old_value: None,
-                new_value: Some(&snippet),
-                source: &write.source,
-            },
-            now,
-            max_events,
-        )
-        .await?;
-        return Err(VectorStoreError::InjectionDetected { pattern });
-    }
-    let hash = content_hash(&text);
-    let tags = serde_json::to_string(&sanitize_tags(&write.tags)).unwrap_or_else(|_| "[]".into());
-    let created_at = write.created_at.map_or_else(|| now.to_owned(), format_ts);
-    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
-    if let Some(id) = db::active_by_hash(&mut tx, &hash).await? {
-        return Err(VectorStoreError::DuplicateEpisode { id });
-    }
-    // Capacity check and insert share one IMMEDIATE transaction, so two
-    // writers (or processes) cannot both take the last slot.
-    let active = db::count_active(&mut tx).await?;
-    if active >= max {
-        if write.preserve {
-            return Err(VectorStoreError::EpisodicFull { max });
-        }
-        let evicted = db::evict(&mut tx, active + 1 - max).await?;
-        tracing::info!(
-            count = evicted.len(),
-            "episodic cap reached; evicted least important, oldest"
-        );
-        // Each eviction is audited in the write's transaction, attributed
-        // to the writer whose fragment took the slot.
-        let reason = format!("episodic cap of {max} active fragments reached");
-        for (id, old_text) in &evicted {
-            record_event(
-                &mut tx,
-                NewEvent {
-                    event_type: "evict",
-                    memory_type: "episodic",
-                    key: &id.to_string(),
-                    old_value: Some(old_text),
-                    new_value: Some(&reason),
-                    source: &write.source,
-                },
-                now,
-                max_events,
-            )
-            .await?;
-        }
-    }
-    let vector = msg
-        .vector
-        .as_ref()
-        .zip(signature.as_deref())
-        .map(|(v, s)| (v.vector.as_slice(), s));
-    let id = db::insert(
-        &mut tx,
-        NewEpisode {
-            text: &text,
-            tags_json: &tags,
-            importance: if write.importance.is_finite() {
-                write.importance.clamp(0.0, 1.0)
-            } else {
-                0.5
-            },
-            hash: &hash,
-            source: &write.source,
-            created_at: &created_at,
-            vector,
-        },
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(id)
 }
 
 impl Handler<SearchEpisodic> for VectorStore {

@@ -26,9 +26,11 @@ pub(super) mod mirror;
 pub(super) mod rank;
 mod search;
 pub(super) mod types;
+mod write;
 
 pub use index::{index_path, IndexState, ANN_MIN_ROWS};
 pub use types::{
-    EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite, SearchMode, CONTEXT_CAP,
-    CONTEXT_FRAGMENT_CHARS, CONTEXT_LIMIT, DEFAULT_EPISODIC_MAX, MAX_TEXT_CHARS, MIN_TEXT_CHARS,
+    EpisodicContext, EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite, Retrieval,
+    SearchMode, CONTEXT_CAP, CONTEXT_FRAGMENT_CHARS, CONTEXT_LIMIT, DEFAULT_EPISODIC_MAX,
+    MAX_TEXT_CHARS, MIN_TEXT_CHARS,
 };

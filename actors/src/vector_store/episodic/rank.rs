@@ -222,6 +222,35 @@ pub(crate) fn mmr(relevance: &[f64], words: impl Fn(usize) -> WordSet, limit: us
     chosen
 }
 
+/// What a near-duplicate comparison looks at, for the incoming write and
+/// for the active row it resembles.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Standing {
+    /// Length of the text in characters.
+    pub chars: usize,
+    /// When it happened.
+    pub created: chrono::DateTime<chrono::Utc>,
+    /// Importance in [0, 1].
+    pub importance: f64,
+}
+
+/// Whether a near-duplicate write replaces the active row it resembles
+/// instead of being refused: it says more (longer), is more recent, or
+/// matters more. Consolidation refreshes a memory by writing it again, so
+/// the newer statement of a fact wins; a write that is none of these
+/// (an older, shorter, less important copy, e.g. a re-imported one) adds
+/// nothing and is refused.
+pub(crate) fn supersedes(new: Standing, old: Standing) -> bool {
+    new.chars > old.chars || new.created > old.created || new.importance > old.importance
+}
+
+/// The union of two tag lists, `first`'s order first, then `second`'s
+/// additions, sanitized and bounded like any tag list.
+pub(crate) fn union_tags(first: &[String], second: &[String]) -> Vec<String> {
+    let all: Vec<String> = first.iter().chain(second).cloned().collect();
+    sanitize_tags(&all)
+}
+
 /// Normalizes tags: trimmed, lowercase, inner whitespace to '-', only
 /// letters, digits, '-', '_', ':' and '.', at most 40 chars each, at most
 /// 20 tags, no duplicates, order kept.
@@ -248,6 +277,40 @@ pub(crate) fn sanitize_tags(tags: &[String]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn standing(chars: usize, day: u32, importance: f64) -> Standing {
+        use chrono::TimeZone;
+        Standing {
+            chars,
+            created: chrono::Utc
+                .with_ymd_and_hms(2026, 5, day, 12, 0, 0)
+                .unwrap(),
+            importance,
+        }
+    }
+
+    #[test]
+    fn a_longer_newer_or_more_important_near_duplicate_supersedes() {
+        let old = standing(40, 10, 0.5);
+        assert!(supersedes(standing(41, 10, 0.5), old), "longer");
+        assert!(supersedes(standing(40, 11, 0.5), old), "newer");
+        assert!(supersedes(standing(40, 10, 0.6), old), "more important");
+        assert!(
+            !supersedes(standing(40, 10, 0.5), old),
+            "identical standing"
+        );
+        assert!(
+            !supersedes(standing(30, 9, 0.4), old),
+            "weaker on every count"
+        );
+    }
+
+    #[test]
+    fn merged_tags_are_the_union_in_order() {
+        let a = vec!["travel".to_owned(), "Family Trip".to_owned()];
+        let b = vec!["family-trip".to_owned(), "lisbon".to_owned()];
+        assert_eq!(union_tags(&a, &b), vec!["travel", "family-trip", "lisbon"]);
+    }
 
     #[test]
     fn gate_reads_raw_cosine_with_a_long_text_relaxation() {

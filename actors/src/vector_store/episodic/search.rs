@@ -3,7 +3,7 @@
 //! The caller supplies the candidates: cosines from the exact scan
 //! ([`exact_cosines`]) or the ANN index, and the FTS5/BM25 hits. This module
 //! turns them into the ranked, gated, diversified result list; the rules are
-//! in [`crate::vector_store::episodic_rank`].
+//! in `rank.rs`.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -132,7 +132,11 @@ fn hybrid_ranking(mirror: &EpisodicMirror, input: &Inputs<'_>) -> Vec<Candidate>
         .filter_map(|id| {
             let row = mirror.get(id)?;
             let cos = cosines.get(&id).copied();
-            if gate && !cos.is_some_and(|c| passes_gate(c, chars(row))) {
+            // The gate judges cosines only (spec: the threshold is on the
+            // raw vector score). A candidate without one — no model, a
+            // cooling-down model, a row whose embedding is deferred — came
+            // from the keyword ranking and is served on that evidence.
+            if gate && cos.is_some_and(|c| !passes_gate(c, chars(row))) {
                 return None;
             }
             let k = match keyword.get(&id) {

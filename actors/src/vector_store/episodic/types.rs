@@ -3,8 +3,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::control_chars::check_text;
-use crate::vector_store::error::VectorStoreError;
 use crate::vector_store::text::fit_lines;
 
 /// Shortest fragment kept, in characters.
@@ -90,6 +88,27 @@ pub struct EpisodicHit {
     pub passed_gate: bool,
 }
 
+/// Which retrieval produced a context block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Retrieval {
+    /// Keyword and vector evidence (a model in the store's space embedded
+    /// the query).
+    Hybrid,
+    /// Keyword evidence alone: no model, not ready, cooling down, or one
+    /// of another space.
+    Keyword,
+}
+
+/// The `[Episodic Memory]` block and how it was retrieved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EpisodicContext {
+    /// The block (empty when nothing relevant was found).
+    pub block: String,
+    /// Which retrieval ran.
+    pub retrieval: Retrieval,
+}
+
 /// Which rankings a search uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -134,19 +153,6 @@ impl EpisodicQuery {
             as_of: None,
         }
     }
-}
-
-/// Checks length and control characters; returns the trimmed text.
-pub(crate) fn validate_text(text: &str) -> Result<String, VectorStoreError> {
-    let trimmed = text.trim();
-    check_text("text", trimmed)?;
-    let chars = trimmed.chars().count();
-    if !(MIN_TEXT_CHARS..=MAX_TEXT_CHARS).contains(&chars) {
-        return Err(VectorStoreError::InvalidText(format!(
-            "text is {chars} characters; it must be {MIN_TEXT_CHARS} to {MAX_TEXT_CHARS}"
-        )));
-    }
-    Ok(trimmed.to_owned())
 }
 
 /// The text's content hash: blake3 of the trimmed text with whitespace

@@ -27,5 +27,5 @@ pub use types::{
 };
 pub use validate::{
     normalize_prefix, BUILTIN_PREFIXES, DEFAULT_CONFIDENCE_THRESHOLD, MAX_KEY_LEN, MAX_VALUE_BYTES,
-    USER_EXPLICIT,
+    MAX_VALUE_DEPTH, USER_EXPLICIT,
 };

@@ -98,6 +98,30 @@ pub(crate) fn validate_key(key: &str, extra_prefixes: &[String]) -> Result<(), V
     }
 }
 
+/// Deepest nesting of arrays/objects a value may have (a scalar is depth 0,
+/// `[1]` depth 1). An export wraps each value four levels deep (document →
+/// `semantic` → entry → `value`), and JSON parsers stop at 128 levels
+/// (serde_json's default), so a value this deep always round-trips through
+/// export and import with a wide margin; nothing a person stores as a
+/// preference or fact comes near it.
+pub const MAX_VALUE_DEPTH: usize = 32;
+
+/// The nesting depth of `value`, computed without recursion (a hostile
+/// value cannot overflow the stack here).
+pub(crate) fn value_depth(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((v, depth)) = stack.pop() {
+        deepest = deepest.max(depth);
+        match v {
+            Value::Array(items) => stack.extend(items.iter().map(|i| (i, depth + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|i| (i, depth + 1))),
+            _ => {}
+        }
+    }
+    deepest
+}
+
 /// Checks a value and returns its canonical serialization (compact JSON with
 /// sorted object keys, so an unchanged value always compares equal).
 pub(crate) fn validate_value(value: &Value) -> Result<String, VectorStoreError> {
@@ -105,6 +129,12 @@ pub(crate) fn validate_value(value: &Value) -> Result<String, VectorStoreError> 
         return Err(VectorStoreError::InvalidValue(
             "value must not be null; delete the key to remove it".to_owned(),
         ));
+    }
+    let depth = value_depth(value);
+    if depth > MAX_VALUE_DEPTH {
+        return Err(VectorStoreError::InvalidValue(format!(
+            "value is nested {depth} levels deep; at most {MAX_VALUE_DEPTH} are allowed"
+        )));
     }
     let text = serde_json::to_string(value)
         .map_err(|e| VectorStoreError::InvalidValue(format!("value is not serializable: {e}")))?;
@@ -163,6 +193,30 @@ mod tests {
         for key in ["pref.lesson", "lessons.x", "user.lesson.x"] {
             assert!(refuse_lesson_key(key).is_ok(), "{key}");
         }
+    }
+
+    fn nested(depth: usize) -> Value {
+        let mut v = Value::from(1);
+        for _ in 0..depth {
+            v = Value::Array(vec![v]);
+        }
+        v
+    }
+
+    #[test]
+    fn nesting_is_bounded_at_a_depth_that_round_trips() {
+        assert_eq!(value_depth(&Value::from("x")), 0);
+        assert_eq!(value_depth(&serde_json::json!({"a": [1, {"b": 2}]})), 3);
+        assert!(validate_value(&nested(MAX_VALUE_DEPTH)).is_ok());
+        let deep = validate_value(&nested(MAX_VALUE_DEPTH + 1));
+        assert!(matches!(deep, Err(VectorStoreError::InvalidValue(m)) if m.contains("nested")));
+        // The deepest accepted value survives serialization inside an
+        // export document (four levels of wrapping) and parsing back.
+        let doc = serde_json::json!({"semantic": [{"value": nested(MAX_VALUE_DEPTH)}]});
+        let text = serde_json::to_string(&doc).unwrap();
+        assert!(serde_json::from_str::<Value>(&text).is_ok());
+        // A hostile depth is measured without recursion.
+        assert_eq!(value_depth(&nested(2_000)), 2_000);
     }
 
     fn no_extra() -> Vec<String> {

@@ -1,0 +1,206 @@
+//! The episodic write path (spec: "Episodic Memory"): length, control
+//! character and injection checks, the exact-duplicate hash, near-duplicate
+//! merging, the capacity cap (each eviction audited), and the insert — one
+//! IMMEDIATE transaction, run by the actor's
+//! `WriteEpisodic` handler with the mailbox held.
+//!
+//! Near-duplicates (cosine > 0.88 to an active row) are merged, not
+//! refused, when the new write supersedes its twin ([`supersedes`]): the
+//! twin is tombstoned with a `merge` audit event naming the new row, and
+//! the new row keeps the higher importance and the union of tags.
+//! Consolidation refreshes memories this way. A weaker copy is refused as
+//! a duplicate, and so is any near-duplicate in import preservation mode.
+
+use chrono::{DateTime, Utc};
+use sqlx::sqlite::SqlitePool;
+
+use super::db::{self, NewEpisode};
+use super::mirror::MirrorEpisode;
+use super::rank::{sanitize_tags, supersedes, union_tags, Standing};
+use super::types::{content_hash, EpisodicEntry, EpisodicWrite, MAX_TEXT_CHARS, MIN_TEXT_CHARS};
+use crate::clock::format_ts;
+use crate::control_chars::check_text;
+use crate::screening::{find_injection, redact};
+use crate::vector_store::audit::{record_event, NewEvent};
+use crate::vector_store::error::VectorStoreError;
+use crate::vector_store::space::types::CommitVector;
+
+/// The store's bounds a write honours.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Limits {
+    /// Active fragments kept.
+    pub max: u64,
+    /// Audit events kept.
+    pub max_events: u32,
+}
+
+/// What to do about an active near-duplicate of a write.
+#[derive(Debug)]
+pub(super) enum NearDuplicate {
+    /// The write supersedes this row: store it, tombstone the row.
+    Replaces(EpisodicEntry),
+    /// The write adds nothing over the row with this id.
+    Refused(i64),
+}
+
+/// Decides between merging and refusing, given the active twin.
+pub(super) fn near_duplicate(
+    write: &EpisodicWrite,
+    twin: &MirrorEpisode,
+    now: DateTime<Utc>,
+) -> NearDuplicate {
+    let new = Standing {
+        chars: write.text.trim().chars().count(),
+        created: write.created_at.unwrap_or(now),
+        importance: write.importance,
+    };
+    let old = Standing {
+        chars: twin.entry.text.chars().count(),
+        created: twin.created,
+        importance: twin.entry.importance,
+    };
+    if !write.preserve && supersedes(new, old) {
+        NearDuplicate::Replaces(twin.entry.clone())
+    } else {
+        NearDuplicate::Refused(twin.entry.id)
+    }
+}
+
+/// Checks length and control characters; returns the trimmed text.
+pub(super) fn validate_text(text: &str) -> Result<String, VectorStoreError> {
+    let trimmed = text.trim();
+    check_text("text", trimmed)?;
+    let chars = trimmed.chars().count();
+    if !(MIN_TEXT_CHARS..=MAX_TEXT_CHARS).contains(&chars) {
+        return Err(VectorStoreError::InvalidText(format!(
+            "text is {chars} characters; it must be {MIN_TEXT_CHARS} to {MAX_TEXT_CHARS}"
+        )));
+    }
+    Ok(trimmed.to_owned())
+}
+
+pub(super) async fn store(
+    pool: &SqlitePool,
+    write: EpisodicWrite,
+    vector: Option<CommitVector>,
+    signature: Option<String>,
+    merge: Option<EpisodicEntry>,
+    limits: Limits,
+    now: &str,
+) -> Result<i64, VectorStoreError> {
+    let Limits { max, max_events } = limits;
+    let text = validate_text(&write.text)?;
+    for tag in &write.tags {
+        check_text("tags", tag)?;
+    }
+    if let Some(pattern) = find_injection(&text) {
+        let mut conn = pool.acquire().await?;
+        let snippet = redact(&text);
+        record_event(
+            &mut conn,
+            NewEvent {
+                event_type: "injection_blocked",
+                memory_type: "episodic",
+                key: "",
+                old_value: None,
+                new_value: Some(&snippet),
+                source: &write.source,
+            },
+            now,
+            max_events,
+        )
+        .await?;
+        return Err(VectorStoreError::InjectionDetected { pattern });
+    }
+    let hash = content_hash(&text);
+    let mut importance = if write.importance.is_finite() {
+        write.importance.clamp(0.0, 1.0)
+    } else {
+        0.5
+    };
+    let mut tags = sanitize_tags(&write.tags);
+    if let Some(old) = &merge {
+        importance = importance.max(old.importance);
+        tags = union_tags(&tags, &old.tags);
+    }
+    let tags = serde_json::to_string(&tags).unwrap_or_else(|_| "[]".into());
+    let created_at = write.created_at.map_or_else(|| now.to_owned(), format_ts);
+    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+    if let Some(id) = db::active_by_hash(&mut tx, &hash).await? {
+        return Err(VectorStoreError::DuplicateEpisode { id });
+    }
+    // The replaced twin goes first, so it never costs a capacity slot. A
+    // twin tombstoned meanwhile (by another process) has nothing to merge.
+    let merged = match &merge {
+        Some(old) => db::tombstone_in(&mut tx, old.id).await?.then_some(old),
+        None => None,
+    };
+    // Capacity check and insert share one IMMEDIATE transaction, so two
+    // writers (or processes) cannot both take the last slot.
+    let active = db::count_active(&mut tx).await?;
+    if active >= max {
+        if write.preserve {
+            return Err(VectorStoreError::EpisodicFull { max });
+        }
+        let evicted = db::evict(&mut tx, active + 1 - max).await?;
+        tracing::info!(
+            count = evicted.len(),
+            "episodic cap reached; evicted least important, oldest"
+        );
+        // Each eviction is audited in the write's transaction, attributed
+        // to the writer whose fragment took the slot.
+        let reason = format!("episodic cap of {max} active fragments reached");
+        for (id, old_text) in &evicted {
+            record_event(
+                &mut tx,
+                NewEvent {
+                    event_type: "evict",
+                    memory_type: "episodic",
+                    key: &id.to_string(),
+                    old_value: Some(old_text),
+                    new_value: Some(&reason),
+                    source: &write.source,
+                },
+                now,
+                max_events,
+            )
+            .await?;
+        }
+    }
+    let vector = vector
+        .as_ref()
+        .zip(signature.as_deref())
+        .map(|(v, s)| (v.vector.as_slice(), s));
+    let id = db::insert(
+        &mut tx,
+        NewEpisode {
+            text: &text,
+            tags_json: &tags,
+            importance,
+            hash: &hash,
+            source: &write.source,
+            created_at: &created_at,
+            vector,
+        },
+    )
+    .await?;
+    if let Some(old) = merged {
+        let into = id.to_string();
+        record_event(
+            &mut tx,
+            NewEvent {
+                event_type: "merge",
+                memory_type: "episodic",
+                key: &old.id.to_string(),
+                old_value: Some(&old.text),
+                new_value: Some(&into),
+                source: &write.source,
+            },
+            now,
+            max_events,
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(id)
+}
