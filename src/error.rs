@@ -20,7 +20,6 @@ use crate::config::ConfigError;
 use crate::http::request_id;
 use crate::migration::MigrationBusy;
 use kirocrew_actors::heartbeat::HeartbeatError;
-use kirocrew_actors::lessons_file::LessonFileError;
 use kirocrew_actors::memory_files::MemoryFilesError;
 use kirocrew_actors::vector_store::VectorStoreError;
 
@@ -302,30 +301,6 @@ impl From<VectorStoreError> for ApiError {
                 message,
             },
             VectorStoreError::Unavailable(_) => ApiError::unavailable("store_unavailable", &err),
-        }
-    }
-}
-
-impl From<LessonFileError> for ApiError {
-    fn from(err: LessonFileError) -> Self {
-        let message = err.to_string();
-        match err {
-            LessonFileError::Invalid(_) => ApiError::validation("invalid_lesson", message),
-            LessonFileError::ControlCharacter(_) => {
-                ApiError::validation("control_characters", message)
-            }
-            LessonFileError::InjectionDetected { .. } => {
-                ApiError::validation("injection_detected", message)
-            }
-            LessonFileError::Duplicate { .. } => ApiError::Conflict {
-                code: "duplicate_lesson",
-                message,
-            },
-            LessonFileError::NotFound(_) => ApiError::NotFound {
-                code: "not_found",
-                message,
-            },
-            LessonFileError::Io { .. } => ApiError::internal("lessons_file_io", &err),
         }
     }
 }

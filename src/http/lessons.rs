@@ -22,6 +22,7 @@ use serde_json::json;
 use super::{resource, AppState};
 use crate::error::ApiError;
 use kirocrew_actors::clock::{format_ts, system_clock};
+use kirocrew_actors::lessons_file::LessonFileError;
 use kirocrew_actors::vector_store::lessons::{LessonCategory, LessonWrite};
 use kirocrew_actors::vector_store::VectorStoreError;
 
@@ -117,4 +118,30 @@ async fn context(
         .lessons_context(&q.q, q.budget.unwrap_or(DEFAULT_BUDGET))
         .await?;
     Ok(HttpResponse::Ok().json(json!({ "block": block })))
+}
+
+/// The lessons.jsonl fallback's errors, with the store's codes for the same
+/// refusals (a client cannot tell where the lesson would have gone).
+impl From<LessonFileError> for ApiError {
+    fn from(err: LessonFileError) -> Self {
+        let message = err.to_string();
+        match err {
+            LessonFileError::Invalid(_) => ApiError::validation("invalid_lesson", message),
+            LessonFileError::ControlCharacter(_) => {
+                ApiError::validation("control_characters", message)
+            }
+            LessonFileError::InjectionDetected { .. } => {
+                ApiError::validation("injection_detected", message)
+            }
+            LessonFileError::Duplicate { .. } => ApiError::Conflict {
+                code: "duplicate_lesson",
+                message,
+            },
+            LessonFileError::NotFound(_) => ApiError::NotFound {
+                code: "not_found",
+                message,
+            },
+            LessonFileError::Io { .. } => ApiError::internal("lessons_file_io", &err),
+        }
+    }
 }
