@@ -1,5 +1,6 @@
 //! [`ApiError`]: the one error type of the HTTP layer, and the mapping from
-//! every actor error to an HTTP status and a stable, snake_case error code.
+//! every actor error to an HTTP status and a stable, snake_case error code
+//! (lessons.jsonl's errors map beside their one route, `http/lessons.rs`).
 //!
 //! Every error body is `{"error": {"code": "...", "message": "..."}}`. Codes
 //! are part of the API: clients branch on them, so they never change meaning.
