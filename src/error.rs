@@ -1,5 +1,6 @@
 //! [`ApiError`]: the one error type of the HTTP layer, and the mapping from
-//! every actor error to an HTTP status and a stable, snake_case error code.
+//! every actor error to an HTTP status and a stable, snake_case error code
+//! (lessons.jsonl's errors map beside their one route, `http/lessons.rs`).
 //!
 //! Every error body is `{"error": {"code": "...", "message": "..."}}`. Codes
 //! are part of the API: clients branch on them, so they never change meaning.
@@ -290,6 +291,12 @@ impl From<VectorStoreError> for ApiError {
                 code: "duplicate_lesson",
                 message,
             },
+            VectorStoreError::LessonKeyReserved { .. } => {
+                ApiError::validation("lesson_key_reserved", message)
+            }
+            VectorStoreError::ControlCharacter(_) => {
+                ApiError::validation("control_characters", message)
+            }
             VectorStoreError::ReembedBusy(_) => ApiError::Conflict {
                 code: "reembed_in_progress",
                 message,
@@ -304,6 +311,9 @@ impl From<MemoryFilesError> for ApiError {
         let message = err.to_string();
         match err {
             MemoryFilesError::InvalidText(_) => ApiError::validation("invalid_text", message),
+            MemoryFilesError::ControlCharacter(_) => {
+                ApiError::validation("control_characters", message)
+            }
             MemoryFilesError::EmptyQuery => ApiError::validation("empty_query", message),
             MemoryFilesError::QueryTooLong { .. } => {
                 ApiError::validation("query_too_long", message)

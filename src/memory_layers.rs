@@ -60,7 +60,7 @@ impl MemoryLayers {
         Self {
             files,
             heartbeat,
-            migration: MigrationService::new(home.clone(), store),
+            migration: MigrationService::new(home.clone(), store, settings.memory.migrated),
         }
     }
 

@@ -16,7 +16,14 @@
 //!   `GET /api/memory/migrate`) and `kirocrew memory migrate` (waits).
 //!
 //! One migration runs at a time; a second request gets 409.
+//!
+//! `memory.migrated` lives here while the daemon runs: the service starts
+//! from the configured value and flips it the moment a migration has
+//! written config.json, so the boot task, `GET /api/memory/migrate` and
+//! `GET /api/memory/settings` see the new value without a restart (the
+//! `Settings` snapshot in the app state is the configuration as booted).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -65,12 +72,15 @@ pub struct MigrationService {
     store: VectorStoreHandle,
     // A status snapshot only; the store and files have their own owners.
     status: Arc<Mutex<MigrationStatus>>,
+    /// The live `memory.migrated`.
+    migrated: Arc<AtomicBool>,
 }
 
 impl MigrationService {
     /// A service writing into `store` (attach the embedder first so
-    /// migrated rows are embedded when the model is ready).
-    pub fn new(home: DataHome, store: VectorStoreHandle) -> Self {
+    /// migrated rows are embedded when the model is ready); `migrated` is
+    /// the configured `memory.migrated`.
+    pub fn new(home: DataHome, store: VectorStoreHandle, migrated: bool) -> Self {
         Self {
             home,
             store,
@@ -78,7 +88,14 @@ impl MigrationService {
                 step: "idle",
                 ..MigrationStatus::default()
             })),
+            migrated: Arc::new(AtomicBool::new(migrated)),
         }
+    }
+
+    /// The live `memory.migrated`: true once a migration finished (now or
+    /// in an earlier run).
+    pub fn migrated(&self) -> bool {
+        self.migrated.load(Ordering::Acquire)
     }
 
     /// The legacy files of this home.
@@ -154,6 +171,7 @@ impl MigrationService {
             .context("migrating legacy memory")?;
         crate::config::set_value(self.home.root(), "memory.migrated", "true")
             .context("setting memory.migrated")?;
+        self.migrated.store(true, Ordering::Release);
         record_migration_event(&self.store, &report, source)
             .await
             .context("recording the migration event")?;
@@ -182,11 +200,11 @@ impl MigrationService {
         Ok(self.status())
     }
 
-    /// The daemon's boot task: migrate when `migrated` is false (errors are
-    /// logged; the flag stays false so the next boot retries), then sweep
-    /// NULL vectors once the model is ready.
-    pub async fn boot(self, migrated: bool) {
-        if migrated {
+    /// The daemon's boot task: migrate when `memory.migrated` is false
+    /// (errors are logged; the flag stays false so the next boot retries),
+    /// then sweep NULL vectors once the model is ready.
+    pub async fn boot(self) {
+        if self.migrated() {
             return;
         }
         match self.run("auto").await {

@@ -33,6 +33,7 @@ use crate::http::{config_api, dashboard, health, linger, not_found, AppState};
 use crate::lifecycle;
 use crate::memory_layers::MemoryLayers;
 use kirocrew_actors::clock::system_clock;
+use kirocrew_actors::lessons_file::LessonFile;
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
 /// A built, bound, not yet running daemon.
@@ -42,7 +43,6 @@ pub struct Application {
     store: VectorStoreHandle,
     embeddings: EmbeddingRuntime,
     layers: MemoryLayers,
-    migrated: bool,
     home: DataHome,
     token: String,
 }
@@ -85,6 +85,7 @@ impl Application {
             settings: Arc::clone(&settings),
             embeddings: embeddings.clone(),
             layers: layers.clone(),
+            lessons_file: LessonFile::new(home.lessons_file()),
         });
         let body_timeout = web::Data::new(BodyTimeout(Duration::from_secs(
             settings.server.body_timeout_secs,
@@ -131,7 +132,6 @@ impl Application {
             store,
             embeddings,
             layers,
-            migrated: settings.memory.migrated,
             home,
             token,
         })
@@ -163,7 +163,7 @@ impl Application {
         let boot = actix_rt::spawn(self.embeddings.clone().boot());
         // Markdown migration (when memory.migrated is false), likewise in
         // the background.
-        let migration = actix_rt::spawn(self.layers.migration.clone().boot(self.migrated));
+        let migration = actix_rt::spawn(self.layers.migration.clone().boot());
 
         let server_result = tokio::select! {
             () = shutdown => {

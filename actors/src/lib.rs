@@ -40,6 +40,8 @@
 //!   keyed by row id; knows nothing of the store (callers pass the space
 //!   signature).
 //! - [`screening`]: prompt-injection patterns and redaction (pure).
+//! - [`control_chars`]: NUL and bidirectional-override characters every
+//!   writer refuses (pure).
 //! - [`lessons_file`]: the `lessons.jsonl` fallback when memory.db is
 //!   unavailable.
 //! - [`migration`]: one-shot import of the legacy Markdown memory and
@@ -49,6 +51,7 @@
 pub mod ann;
 mod ask;
 pub mod clock;
+pub mod control_chars;
 pub mod download;
 pub mod embedder;
 pub mod heartbeat;

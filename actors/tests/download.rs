@@ -598,3 +598,34 @@ fn source_resolution_backoff_and_file_names() {
 
     assert_eq!(file_name_from_url("https://h/a b/../x y.gguf"), "x_y.gguf");
 }
+
+#[actix_rt::test]
+async fn a_start_during_the_retry_wait_launches_the_next_attempt_now() {
+    let fx = Fixture::new(vec![Reply::Status(500)], Reply::Serve);
+    let settings = DownloadSettings {
+        backoff_base: Duration::from_secs(3600),
+        backoff_cap: Duration::from_secs(3600),
+        ..fx.settings()
+    };
+    let handle = DownloadHandle::start(fx.source(), settings);
+    assert_eq!(
+        handle.start_download(3).await.unwrap(),
+        StartOutcome::Started
+    );
+    while handle.status().await.unwrap().step != DownloadStep::WaitingRetry {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    // An hour's backoff, cut short by the kick: the second attempt runs now.
+    assert_eq!(
+        handle.start_download(3).await.unwrap(),
+        StartOutcome::RetryStarted
+    );
+    let path = handle.ensure_model(3).await.unwrap();
+    fx.assert_installed(&path);
+    assert_eq!(fx.server.requests(), 2);
+    assert_eq!(handle.status().await.unwrap().attempt, 2);
+    assert_eq!(
+        handle.start_download(3).await.unwrap(),
+        StartOutcome::AlreadyInstalled
+    );
+}

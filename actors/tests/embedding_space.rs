@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 mod common;
 
+use kirocrew_actors::vector_store::lessons::LessonWrite;
+
 use kirocrew_actors::vector_store::{
     CommitVector, SemanticWrite, VectorStoreError, VectorStoreHandle,
 };
@@ -69,9 +71,17 @@ async fn vectors_commit_only_in_the_current_generation() {
         .unwrap();
     assert_eq!(store.stats().await.unwrap().semantic.embedded, 0);
 
-    // Lessons are never listed for the semantic backfill.
-    store
-        .write_with_vector(write("lesson.k", "always test"), None)
+    // Lessons are never listed for the semantic backfill (their vectors
+    // come from the rule text, not the key-value document); nor are they
+    // writable through the semantic entry points.
+    assert!(matches!(
+        store
+            .write_with_vector(write("lesson.k", "always test"), None)
+            .await,
+        Err(VectorStoreError::LessonKeyReserved { .. })
+    ));
+    let lesson = store
+        .write_lesson(LessonWrite::user("always test"))
         .await
         .unwrap();
     let missing: Vec<String> = store
@@ -81,7 +91,7 @@ async fn vectors_commit_only_in_the_current_generation() {
         .into_iter()
         .map(|r| r.0)
         .collect();
-    assert!(!missing.contains(&"lesson.k".to_owned()));
+    assert!(!missing.iter().any(|k| k == lesson.key()));
     assert_eq!(missing.len(), 3);
 }
 

@@ -60,11 +60,26 @@ async fn write_rules_without_a_model() {
     assert_eq!(events[0].event_type, "injection_blocked");
     assert_eq!(events[0].memory_type, "episodic");
     // A tombstoned twin never blocks a new memory.
-    store.delete_episodic(id).await.unwrap();
+    store.delete_episodic(id, "user_explicit").await.unwrap();
+    let deleted = store.list_events(1).await.unwrap().remove(0);
+    assert_eq!(
+        (
+            deleted.event_type.as_str(),
+            deleted.memory_type.as_str(),
+            deleted.key.clone(),
+            deleted.source.as_str()
+        ),
+        ("delete", "episodic", id.to_string(), "user_explicit")
+    );
+    assert_eq!(
+        deleted.old_value.as_deref(),
+        Some("We planned a trip to Lisbon in May.")
+    );
     assert!(matches!(
-        store.delete_episodic(id).await,
+        store.delete_episodic(id, "user_explicit").await,
         Err(VectorStoreError::EpisodeNotFound(_))
     ));
+    assert_eq!(store.list_events(1).await.unwrap()[0].id, deleted.id);
     let again = store
         .write_episodic(write("We planned a trip to Lisbon in May.", 0.5))
         .await
@@ -111,6 +126,17 @@ async fn the_cap_evicts_least_important_oldest_and_preservation_never_evicts() {
     let kept: Vec<i64> = page.iter().map(|e| e.id).collect();
     assert!(!kept.contains(&ids[2]), "{kept:?}");
     assert!(kept.contains(&ids[0]) && kept.contains(&ids[1]));
+    // The eviction is an audit event of its own, beside the write.
+    let events = store.list_events(10).await.unwrap();
+    let evicted: Vec<_> = events.iter().filter(|e| e.event_type == "evict").collect();
+    assert_eq!(evicted.len(), 1, "{events:?}");
+    assert_eq!(evicted[0].memory_type, "episodic");
+    assert_eq!(evicted[0].key, ids[2].to_string());
+    assert_eq!(
+        evicted[0].old_value.as_deref(),
+        Some("memory number 2 about the garden")
+    );
+    assert_eq!(evicted[0].source, "test");
 }
 
 #[actix_rt::test]
@@ -220,7 +246,10 @@ async fn vector_search_decays_gates_and_rejects_near_duplicates() {
         assert_eq!(hits[0].entry.id, old_id, "{mode:?}");
     }
     // Deleting the original lets the near-duplicate in.
-    store.delete_episodic(old_id).await.unwrap();
+    store
+        .delete_episodic(old_id, "user_explicit")
+        .await
+        .unwrap();
     store
         .write_episodic(write(
             "Caroline went to an LGBTQ support group and it was powerful.",

@@ -169,7 +169,10 @@ async fn index_builds_follows_tombstones_saves_loads_and_rebuilds() {
 
     // A tombstone leaves the graph: the row is never returned again.
     let (gone_i, gone_id) = probes[3];
-    store.delete_episodic(gone_id).await.unwrap();
+    store
+        .delete_episodic(gone_id, "user_explicit")
+        .await
+        .unwrap();
     let mut q = EpisodicQuery::new(text(gone_i), 10);
     q.mode = SearchMode::Vector;
     let hits = store.search_episodic(q).await.unwrap();

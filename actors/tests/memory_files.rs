@@ -417,6 +417,20 @@ async fn bad_input_is_rejected_without_touching_files() {
         files.append_history(&"x".repeat(20_001)).await,
         Err(MemoryFilesError::InvalidText(_))
     ));
+    // NUL and bidi overrides would reach a prompt through the context.
+    for text in ["note\0hidden", "price \u{202E}001$", "a \u{2066}b\u{2069}"] {
+        assert!(matches!(
+            files.append_history(text).await,
+            Err(MemoryFilesError::ControlCharacter(_))
+        ));
+    }
+    assert!(matches!(
+        files
+            .replace_layer(Layer::Preferences, "- likes\u{202D} tea")
+            .await,
+        Err(MemoryFilesError::ControlCharacter(_))
+    ));
+    assert!(!home.path().join("workspace/memory/preferences.md").exists());
     assert!(matches!(
         files.search("  ?! ", 5).await,
         Err(MemoryFilesError::EmptyQuery)

@@ -198,7 +198,10 @@ async fn legacy_files_land_in_structured_memory_once() {
         .delete_lesson(&migrated_lesson.key, USER_EXPLICIT)
         .await
         .unwrap();
-    store.delete_episodic(zurich.id).await.unwrap();
+    store
+        .delete_episodic(zurich.id, "user_explicit")
+        .await
+        .unwrap();
     let third = run_migration(&store, &sources).await.unwrap();
     assert_eq!(third.total_migrated(), 0, "{third:#?}");
     assert!(matches!(

@@ -133,8 +133,8 @@ fn run_on_file(file: &LessonFile, cmd: LearnCommand) -> anyhow::Result<ExitCode>
             let write = LessonWrite::user(rule)
                 .with_negative(negative)
                 .with_category(category);
-            let key = file.add(&write, &format_ts(system_clock().now()))?;
-            println!("{}", serde_json::json!({"status": "created", "key": key}));
+            let outcome = file.add(&write, &format_ts(system_clock().now()))?;
+            println!("{}", serde_json::to_string(&outcome)?);
         }
         LearnCommand::List { json } => {
             let lessons: Vec<Lesson> = file.load()?.iter().rev().map(|l| l.to_lesson()).collect();

@@ -71,7 +71,8 @@ pub(super) async fn migrate(
     store: &VectorStoreHandle,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let service = MigrationService::new(home.clone(), store.clone());
+    // A by-hand run migrates whatever the flag says.
+    let service = MigrationService::new(home.clone(), store.clone(), false);
     let present = service.legacy_present();
     let report = service.run("cli").await.context("migration failed")?;
     let mut out = std::io::stdout().lock();

@@ -2,10 +2,15 @@
 //!
 //! - `GET /api/lessons` → `{"lessons": [{key, rule, negative, category, source, created_at}]}`
 //! - `POST /api/lessons` `{rule, negative?, category?}` → 201 `{"status":
-//!   "created"|"updated"|"replaced", "key", "replaced"?}`; 422
-//!   `invalid_lesson` / `invalid_category` / `injection_detected`; 409
-//!   `duplicate_lesson` (an active lesson already says it) or `conflict_skip`
-//!   (the lesson it would replace outranks the writer)
+//!   "created"|"updated"|"replaced", "key", "replaced"?, "stored_in":
+//!   "memory.db"|"lessons.jsonl"}`; 422 `invalid_lesson` / `invalid_category`
+//!   / `injection_detected` / `control_characters`; 409 `duplicate_lesson`
+//!   (an active lesson already says it) or `conflict_skip` (the lesson it
+//!   would replace outranks the writer). While memory.db is unavailable
+//!   (the store answers `Unavailable` or a fatal database error) the lesson
+//!   goes to lessons.jsonl through the same checks, as `kirocrew learn add`
+//!   does, and `stored_in` says so; the migration carries it into the store
+//!   later (`kirocrew memory migrate`).
 //! - `DELETE /api/lessons/{key}` → `{"deleted": key}`; 404 `not_found`
 //! - `GET /api/lessons/context?q=&budget=` → `{"block"}`: the `[Learned
 //!   corrections]` block a prompt would get for that request
@@ -16,7 +21,10 @@ use serde_json::json;
 
 use super::{resource, AppState};
 use crate::error::ApiError;
+use kirocrew_actors::clock::{format_ts, system_clock};
+use kirocrew_actors::lessons_file::LessonFileError;
 use kirocrew_actors::vector_store::lessons::{LessonCategory, LessonWrite};
+use kirocrew_actors::vector_store::VectorStoreError;
 
 /// Default character budget of the context preview (the reference's
 /// lessons cap at its default window).
@@ -63,8 +71,24 @@ async fn create(
     let write = LessonWrite::user(body.rule)
         .with_negative(body.negative)
         .with_category(category);
-    let outcome = state.store.write_lesson(write).await?;
-    Ok(HttpResponse::Created().json(outcome))
+    let (outcome, stored_in) = match state.store.write_lesson(write.clone()).await {
+        Ok(outcome) => (outcome, "memory.db"),
+        Err(e) if e.is_fatal() || matches!(e, VectorStoreError::Unavailable(_)) => {
+            tracing::warn!(error = %e, "memory.db unavailable; lesson written to lessons.jsonl");
+            let file = state.lessons_file.clone();
+            let now = format_ts(system_clock().now());
+            let outcome = web::block(move || file.add(&write, &now))
+                .await
+                .map_err(|e| ApiError::internal("lessons_file_io", &e))??;
+            (outcome, "lessons.jsonl")
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let mut body = serde_json::to_value(outcome).map_err(|e| ApiError::internal("encode", &e))?;
+    if let Some(fields) = body.as_object_mut() {
+        fields.insert("stored_in".into(), stored_in.into());
+    }
+    Ok(HttpResponse::Created().json(body))
 }
 
 async fn delete(
@@ -94,4 +118,30 @@ async fn context(
         .lessons_context(&q.q, q.budget.unwrap_or(DEFAULT_BUDGET))
         .await?;
     Ok(HttpResponse::Ok().json(json!({ "block": block })))
+}
+
+/// The lessons.jsonl fallback's errors, with the store's codes for the same
+/// refusals (a client cannot tell where the lesson would have gone).
+impl From<LessonFileError> for ApiError {
+    fn from(err: LessonFileError) -> Self {
+        let message = err.to_string();
+        match err {
+            LessonFileError::Invalid(_) => ApiError::validation("invalid_lesson", message),
+            LessonFileError::ControlCharacter(_) => {
+                ApiError::validation("control_characters", message)
+            }
+            LessonFileError::InjectionDetected { .. } => {
+                ApiError::validation("injection_detected", message)
+            }
+            LessonFileError::Duplicate { .. } => ApiError::Conflict {
+                code: "duplicate_lesson",
+                message,
+            },
+            LessonFileError::NotFound(_) => ApiError::NotFound {
+                code: "not_found",
+                message,
+            },
+            LessonFileError::Io { .. } => ApiError::internal("lessons_file_io", &err),
+        }
+    }
 }

@@ -3,8 +3,11 @@
 //!
 //! - `GET /api/memory/embedding-status`: model, download and re-embed state
 //! - `POST /api/memory/enable-embeddings`: non-blocking; kicks (or adopts)
-//!   the download when the model is absent, loads it when present; 409
-//!   `setup_in_progress` while a setup runs
+//!   the download when the model is absent, loads it when present. While a
+//!   download runs or waits to retry it is adopted: 202 with the current
+//!   embedding status plus `download` (`adopted`, or `retry_started` when
+//!   the wait was cut short and the next attempt launched now). 409
+//!   `setup_in_progress` only while a model apply or re-embed runs
 //! - `POST /api/memory/embedding-model` `{path, validate_only?}`: validate
 //!   only, or apply with rollback; 409 `reembed_in_progress` /
 //!   `env_override_active`
@@ -34,7 +37,24 @@ async fn status(state: web::Data<AppState>) -> HttpResponse {
 async fn enable(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let runtime = &state.embeddings;
     let status = runtime.status().await;
-    if status.setup_step == "downloading" || status.reembed.is_busy() {
+    if status.setup_step == "downloading" {
+        // The boot task already waits on this download; adopting it is all
+        // Enable has to do (and a retry wait ends now).
+        let outcome = runtime
+            .download
+            .start_download(DOWNLOAD_ATTEMPTS_INTERACTIVE)
+            .await
+            .map_err(|e| ApiError::unavailable("download_unavailable", &e))?;
+        let mut body = serde_json::to_value(runtime.status().await)
+            .map_err(|e| ApiError::internal("encode", &e))?;
+        if let Some(fields) = body.as_object_mut() {
+            fields.insert("ok".into(), true.into());
+            fields.insert("status".into(), "downloading".into());
+            fields.insert("download".into(), json!(outcome));
+        }
+        return Ok(HttpResponse::Accepted().json(body));
+    }
+    if status.reembed.is_busy() {
         return Err(ApiError::Conflict {
             code: "setup_in_progress",
             message: "an embedding setup is already running; poll embedding-status".into(),

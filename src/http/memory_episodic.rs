@@ -99,6 +99,6 @@ async fn create(
 
 async fn delete(state: web::Data<AppState>, id: web::Path<i64>) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    state.store.delete_episodic(id).await?;
+    state.store.delete_episodic(id, "dashboard").await?;
     Ok(HttpResponse::Ok().json(json!({ "deleted": id })))
 }

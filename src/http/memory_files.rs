@@ -6,12 +6,14 @@
 //!   projects.md and history/ (Porter-stemmed; irregular forms such as
 //!   "ran" match "running"). 422 `empty_query` / `query_too_long`.
 //! - `GET /api/memory/settings` → `{history_idle_hours, history_max_days,
-//!   heartbeat}`; `PUT` with either or both fields applies them to the
+//!   heartbeat, migrated}` (`migrated`: the live `memory.migrated`); `PUT` with either or both fields applies them to the
 //!   running heartbeat at once and persists them to config.json.
 //!   422 `invalid_setting`, `empty_settings`.
 //! - `POST /api/memory/migrate` → 202 with the status; the migration runs
 //!   in the background (409 `migration_in_progress` while one runs).
-//!   `GET /api/memory/migrate` → `{status, legacy_content_present}`.
+//!   `GET /api/memory/migrate` → `{status, migrated,
+//!   legacy_content_present}`; `migrated` turns true when a migration
+//!   finishes, without a restart.
 
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
@@ -61,6 +63,7 @@ async fn settings_body(state: &AppState) -> Result<serde_json::Value, ApiError> 
         "history_idle_hours": settings.history_idle_hours,
         "history_max_days": settings.history_max_days,
         "heartbeat": heartbeat,
+        "migrated": state.layers.migration.migrated(),
     }))
 }
 
@@ -119,6 +122,7 @@ async fn migration_status(state: web::Data<AppState>) -> Result<HttpResponse, Ap
     let migration = &state.layers.migration;
     Ok(HttpResponse::Ok().json(json!({
         "status": migration.status(),
+        "migrated": migration.migrated(),
         "legacy_content_present": migration.legacy_present(),
     })))
 }

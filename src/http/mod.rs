@@ -33,6 +33,7 @@ use crate::config::Settings;
 use crate::embedding::EmbeddingRuntime;
 use crate::error::ApiError;
 use crate::memory_layers::MemoryLayers;
+use kirocrew_actors::lessons_file::LessonFile;
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
 /// Shared state every handler can read.
@@ -46,6 +47,9 @@ pub struct AppState {
     pub embeddings: EmbeddingRuntime,
     /// The Markdown layers, their heartbeat and the migration.
     pub layers: MemoryLayers,
+    /// lessons.jsonl: where `POST /api/lessons` writes while memory.db is
+    /// unavailable.
+    pub lessons_file: LessonFile,
 }
 
 /// A resource whose unsupported methods answer a JSON 405 (actix's default

@@ -150,9 +150,17 @@ fn export_and_import_between_homes() {
     let a = tempfile::tempdir().unwrap();
     let b = tempfile::tempdir().unwrap();
     ok(a.path(), &["memory", "set", "pref.editor", "helix"]);
-    ok(
+    // Lessons are taught through `learn`, never `memory set`; the export
+    // carries them as lesson.* rows and the import restores them through
+    // the lesson path.
+    fails(
         a.path(),
         &["memory", "set", "lesson.abc", "always run tests"],
+        "reserved for lessons",
+    );
+    ok(
+        a.path(),
+        &["learn", "add", "always run tests", "--category", "tool"],
     );
     let file = a.path().join("export.json");
     ok(
@@ -168,6 +176,9 @@ fn export_and_import_between_homes() {
     // stdout export equals the file's entries.
     let printed: Value = serde_json::from_str(&ok(b.path(), &["memory", "export"])).unwrap();
     assert_eq!(printed["semantic"].as_array().unwrap().len(), 2);
+    let lessons: Value = serde_json::from_str(&ok(b.path(), &["learn", "list", "--json"])).unwrap();
+    assert_eq!(lessons[0]["rule"], "always run tests");
+    assert_eq!(lessons[0]["category"], "tool");
 }
 
 #[test]

@@ -288,6 +288,39 @@ async fn boot_downloads_the_model_from_its_mirror_then_serves_vectors() {
 }
 
 #[actix_web::test]
+async fn enable_adopts_a_download_waiting_to_retry_and_retries_now() {
+    let Some(q8) = shared_model(Q8) else { return };
+    let server = ModelServer::start_failing_first(q8, 1);
+    let url = server.url.clone();
+    let app = spawn_app_with(move |s| {
+        s.memory.embed_model_path = String::new();
+        s.memory.embed_model_url = url;
+        s.memory.embed_model_sha256 = Q8_SHA256.to_owned();
+    })
+    .await;
+    // The boot download's first attempt fails; the next waits out a
+    // 60-second backoff.
+    wait_for(&app, "the retry wait", |s| {
+        s["download_step"] == "waiting_retry"
+    })
+    .await;
+    let r = post(&app, "/api/memory/enable-embeddings", json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202, "adopted, never 409");
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["ok"], true, "{body}");
+    assert_eq!(body["download"], "retry_started", "{body}");
+    assert_eq!(body["setup_step"], "downloading", "{body}");
+    // The retry ran at once, well before the backoff would have ended.
+    let status = ready_and_swept(&app).await;
+    assert_eq!(status["download_step"], "ready");
+    assert_eq!(status["download_attempt"], 2);
+    assert_eq!(server.requests.load(Ordering::SeqCst), 2);
+}
+
+#[actix_web::test]
 async fn disable_is_gone_and_enable_without_a_model_reports_why() {
     let app = spawn_app_with(|_| {}).await;
     let r = post(&app, "/api/memory/disable-embeddings", json!({}))
@@ -334,6 +367,11 @@ struct ModelServer {
 
 impl ModelServer {
     fn start(file: PathBuf) -> Self {
+        Self::start_failing_first(file, 0)
+    }
+
+    /// Answers the first `failures` requests with a 500, then serves.
+    fn start_failing_first(file: PathBuf, failures: usize) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}/model.gguf", listener.local_addr().unwrap());
         let requests = Arc::new(AtomicUsize::new(0));
@@ -342,11 +380,17 @@ impl ModelServer {
             let body = std::fs::read(&file).unwrap();
             for stream in listener.incoming().take(8) {
                 let Ok(mut stream) = stream else { continue };
-                counter.fetch_add(1, Ordering::SeqCst);
+                let seen = counter.fetch_add(1, Ordering::SeqCst);
                 let mut reader = BufReader::new(stream.try_clone().unwrap());
                 let mut line = String::new();
                 while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
                     line.clear();
+                }
+                if seen < failures {
+                    let _ = stream.write_all(
+                        b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                    );
+                    continue;
                 }
                 let head = format!(
                     "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n",

@@ -94,8 +94,15 @@ async fn create_search_list_delete_and_rejections() {
     assert_error(r, 400, "invalid_path").await;
     assert_eq!(app.get_json("/api/memory/episodic").await["total"], 0);
     let events = app.get_json("/api/memory/events").await;
-    assert_eq!(events["events"][0]["event_type"], "injection_blocked");
-    assert_eq!(events["events"][0]["memory_type"], "episodic");
+    // Newest first: the delete (audited, key = row id), then the refusal.
+    let delete = &events["events"][0];
+    assert_eq!(delete["event_type"], "delete");
+    assert_eq!(delete["memory_type"], "episodic");
+    assert_eq!(delete["key"], id.to_string());
+    assert_eq!(delete["source"], "dashboard");
+    assert_eq!(delete["old_value"], "We planned a trip to Lisbon in May.");
+    assert_eq!(events["events"][1]["event_type"], "injection_blocked");
+    assert_eq!(events["events"][1]["memory_type"], "episodic");
 }
 
 #[actix_web::test]

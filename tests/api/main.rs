@@ -14,4 +14,5 @@ mod lifecycle;
 mod memory_files;
 mod security;
 mod semantic;
+mod text_safety;
 mod transport;

@@ -211,6 +211,9 @@ async fn boot_migrates_once_and_the_endpoint_reruns_idempotently() {
     let app = spawn_app_in(legacy_home(), |s| s.memory.migrated = false).await;
     let status = wait_migrated(&app).await;
     assert_eq!(status["status"]["step"], "done", "{status}");
+    // The live settings see the flag flip, no restart needed.
+    assert_eq!(status["migrated"], true, "{status}");
+    assert_eq!(app.get_json("/api/memory/settings").await["migrated"], true);
     assert_eq!(status["status"]["source"], "auto");
     assert_eq!(status["legacy_content_present"], true);
     let report = &status["status"]["report"];

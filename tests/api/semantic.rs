@@ -259,8 +259,11 @@ async fn context_preview_excludes_lessons_and_respects_the_cap() {
     let app = spawn_app().await;
     app.put_semantic(json!({"key": "pref.theme", "value": "dark"}))
         .await;
-    app.put_semantic(json!({"key": "lesson.abc", "value": "always run the tests"}))
-        .await;
+    app.request(reqwest::Method::POST, "/api/lessons")
+        .json(&json!({"rule": "always run the tests"}))
+        .send()
+        .await
+        .unwrap();
     app.put_semantic(json!({"key": "user.name", "value": "Ada"}))
         .await;
     let preview = app.get_json("/api/memory/context-preview?q=theme").await;

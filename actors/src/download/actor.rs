@@ -64,6 +64,9 @@ pub(super) struct Job {
     staging: PathBuf,
     /// The last attempt left a resumable prefix in `staging`.
     resume: bool,
+    /// The backoff timer while the job waits to retry; cancelled when a
+    /// caller asks for the retry now.
+    retry_timer: Option<SpawnHandle>,
 }
 
 /// The actor. Construct it with [`DownloadHandle::start`].
@@ -120,15 +123,29 @@ impl DownloadManager {
     }
 
     /// Starts a job unless the model is ready or one is already running.
+    /// With `retry_now`, a job waiting out its backoff launches its next
+    /// attempt at once (the dashboard's Enable: "kicks or adopts"); a
+    /// background caller (`EnsureModel`) leaves the backoff alone.
     pub(super) fn kick(
         &mut self,
         attempts: u32,
+        retry_now: bool,
         ctx: &mut Context<Self>,
     ) -> Result<StartOutcome, DownloadError> {
         self.forget_vanished_model();
         if let Phase::Checking { pending } = &mut self.phase {
             *pending = Some(pending.unwrap_or(0).max(attempts));
             return Ok(StartOutcome::Adopted);
+        }
+        let waiting = match &mut self.phase {
+            Phase::Running(job) if retry_now => job.retry_timer.take(),
+            _ => None,
+        };
+        if let Some(timer) = waiting {
+            ctx.cancel_future(timer);
+            tracing::info!("model download retry started now");
+            self.launch(ctx);
+            return Ok(StartOutcome::RetryStarted);
         }
         match self.phase {
             Phase::Ready => Ok(StartOutcome::AlreadyInstalled),
@@ -224,6 +241,7 @@ impl DownloadManager {
             max_attempts: attempts,
             staging,
             resume: false,
+            retry_timer: None,
         });
         self.status = DownloadStatus {
             max_attempts: attempts,
@@ -238,6 +256,7 @@ impl DownloadManager {
             return;
         };
         job.attempt += 1;
+        job.retry_timer = None;
         let (id, attempt, max_attempts) = (job.id, job.attempt, job.max_attempts);
         let plan = AttemptPlan {
             source: self.source.clone(),
@@ -345,11 +364,14 @@ impl DownloadManager {
             "model download attempt failed; will retry"
         );
         self.status.step = Step::WaitingRetry;
-        ctx.run_later(delay, move |act, ctx| {
+        let timer = ctx.run_later(delay, move |act, ctx| {
             if act.is_current(id) {
                 act.launch(ctx);
             }
         });
+        if let Phase::Running(job) = &mut self.phase {
+            job.retry_timer = Some(timer);
+        }
     }
 }
 

@@ -47,7 +47,8 @@ impl DownloadHandle {
     }
 
     /// Kicks a background download with `attempts` attempts (or adopts the
-    /// running one) and returns at once. Fails with `Disabled` when
+    /// running one, launching its next attempt now if it waits to retry)
+    /// and returns at once. Fails with `Disabled` when
     /// downloads are switched off and the model is missing.
     pub async fn start_download(&self, attempts: u32) -> Result<StartOutcome, DownloadError> {
         self.ask(StartDownload { attempts }).await

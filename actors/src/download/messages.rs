@@ -10,7 +10,8 @@ use super::error::DownloadError;
 use super::types::{DownloadStatus, StartOutcome};
 
 /// Kicks a background download and returns at once (dashboard Enable/Retry,
-/// gateway start-up). An in-flight download is adopted, never duplicated.
+/// gateway start-up). An in-flight download is adopted, never duplicated;
+/// one waiting out its backoff starts its next attempt now.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<StartOutcome, DownloadError>")]
 pub(crate) struct StartDownload {
@@ -41,7 +42,7 @@ impl Handler<StartDownload> for DownloadManager {
     type Result = Result<StartOutcome, DownloadError>;
 
     fn handle(&mut self, msg: StartDownload, ctx: &mut Context<Self>) -> Self::Result {
-        self.kick(msg.attempts, ctx)
+        self.kick(msg.attempts, true, ctx)
     }
 }
 
@@ -49,12 +50,14 @@ impl Handler<EnsureModel> for DownloadManager {
     type Result = ResponseFuture<Result<PathBuf, DownloadError>>;
 
     fn handle(&mut self, msg: EnsureModel, ctx: &mut Context<Self>) -> Self::Result {
-        let waiter = match self.kick(msg.attempts, ctx) {
+        let waiter = match self.kick(msg.attempts, false, ctx) {
             Ok(StartOutcome::AlreadyInstalled) => {
                 let path = self.target.clone();
                 return Box::pin(async move { Ok(path) });
             }
-            Ok(StartOutcome::Started | StartOutcome::Adopted) => self.add_waiter(),
+            Ok(StartOutcome::Started | StartOutcome::Adopted | StartOutcome::RetryStarted) => {
+                self.add_waiter()
+            }
             Err(e) => return Box::pin(async move { Err(e) }),
         };
         Box::pin(async move {

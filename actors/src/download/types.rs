@@ -164,6 +164,8 @@ pub enum StartOutcome {
     Started,
     /// A download (or the start-up check) was already running; it was adopted.
     Adopted,
+    /// A download was waiting to retry; its next attempt started now.
+    RetryStarted,
     /// The model is already installed; nothing to do.
     AlreadyInstalled,
 }

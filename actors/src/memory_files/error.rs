@@ -9,6 +9,9 @@ pub enum MemoryFilesError {
     /// A history entry or layer text is empty or too long.
     #[error("invalid text: {0}")]
     InvalidText(String),
+    /// The text holds NUL or a bidirectional override character.
+    #[error(transparent)]
+    ControlCharacter(#[from] crate::control_chars::ForbiddenCharacter),
     /// A search query has no searchable words.
     #[error("the query has no searchable words")]
     EmptyQuery,

@@ -26,6 +26,7 @@ use super::docs::{history_docs, split_sections, Doc};
 use super::error::MemoryFilesError;
 use super::history::{self, Tier};
 use crate::clock::SharedClock;
+use crate::control_chars::check_text;
 
 /// How long an assembled history string is reused (`_HISTORY_CACHE_TTL_SECS`).
 pub const HISTORY_CACHE_TTL: chrono::Duration = chrono::Duration::seconds(5);
@@ -211,6 +212,7 @@ impl MemoryDir {
     /// time), creating the file with its `# date` title.
     pub fn append_history(&mut self, text: &str) -> Result<AppendedEntry, MemoryFilesError> {
         let text = text.trim();
+        check_text("text", text)?;
         let chars = text.chars().count();
         if chars == 0 || chars > MAX_ENTRY_CHARS {
             return Err(MemoryFilesError::InvalidText(format!(
@@ -300,6 +302,7 @@ impl MemoryDir {
                 text.len()
             )));
         }
+        check_text("text", text)?;
         self.ensure()?;
         let path = self.root.join(layer.file_name());
         let mut tmp = tempfile::NamedTempFile::new_in(&self.root).map_err(io_err(&self.root))?;

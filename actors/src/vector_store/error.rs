@@ -98,6 +98,20 @@ pub enum VectorStoreError {
         /// The lesson that already covers the rule.
         key: String,
     },
+    /// A `lesson.*` key written through a semantic entry point: lessons are
+    /// written only through the lesson path (its rules: 1,000-character
+    /// cap, dedup, key derived from the rule).
+    #[error(
+        "key {key:?} is reserved for lessons; write lessons through POST /api/lessons \
+         (or `kirocrew learn add`)"
+    )]
+    LessonKeyReserved {
+        /// The refused key.
+        key: String,
+    },
+    /// The text holds NUL or a bidirectional override character.
+    #[error(transparent)]
+    ControlCharacter(#[from] crate::control_chars::ForbiddenCharacter),
     /// A re-embed or model change is already running (single flight).
     #[error("a re-embed is already in progress (step: {0})")]
     ReembedBusy(&'static str),
@@ -160,7 +174,9 @@ impl VectorStoreError {
             | VectorStoreError::EpisodicFull { .. }
             | VectorStoreError::EpisodeNotFound(_)
             | VectorStoreError::InvalidLesson(_)
-            | VectorStoreError::DuplicateLesson { .. } => true,
+            | VectorStoreError::DuplicateLesson { .. }
+            | VectorStoreError::LessonKeyReserved { .. }
+            | VectorStoreError::ControlCharacter(_) => true,
             VectorStoreError::Database(_)
             | VectorStoreError::Migration(_)
             | VectorStoreError::Unavailable(_) => false,

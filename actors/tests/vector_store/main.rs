@@ -11,6 +11,7 @@ use std::time::{Duration as StdDuration, Instant};
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use kirocrew_actors::clock::{format_ts, system_clock, ManualClock, SharedClock};
+use kirocrew_actors::vector_store::lessons::LessonWrite;
 use kirocrew_actors::vector_store::{
     IfAbsentOutcome, MemoryEvent, SemanticEntry, SemanticWrite, StoreSettings, VectorStoreError,
     VectorStoreHandle, WriteOutcome, EXPORT_FORMAT, EXPORT_VERSION, SEMANTIC_HEADER, USER_EXPLICIT,
@@ -200,6 +201,12 @@ async fn assert_overwrites(fx: &Fixture, incoming: SemanticWrite) {
 
 /// A spread of values: string, unicode, number, bool, array, nested object;
 /// several sources and confidences; a lesson key.
+/// The lesson the export tests carry alongside [`sample_entries`] (lessons
+/// are written only through the lesson path).
+fn sample_lesson() -> LessonWrite {
+    LessonWrite::user("always run the tests").with_negative(Some("skip them".into()))
+}
+
 fn sample_entries() -> Vec<SemanticWrite> {
     vec![
         w("pref.theme", json!("dark"), 1.0, USER_EXPLICIT),
@@ -218,12 +225,6 @@ fn sample_entries() -> Vec<SemanticWrite> {
         ),
         w("project.kirocrew.tests", json!(412), 0.8, "consolidation"),
         w("project.kirocrew.ci", json!(true), 1.0, USER_EXPLICIT),
-        w(
-            "lesson.abc123",
-            json!("always run the tests — NOT: skip them"),
-            1.0,
-            USER_EXPLICIT,
-        ),
         w(
             "pref.nested",
             json!({"a": {"b": [1, 2.5, null, "x"]}}),

@@ -163,13 +163,9 @@ async fn semantic_context_excludes_lessons_and_respects_the_cap() {
         .await
         .unwrap();
     fx.tick();
-    fx.store
-        .write_semantic(w(
-            "lesson.f00d",
-            json!("theme: always pick the dark theme"),
-            1.0,
-            USER_EXPLICIT,
-        ))
+    let lesson = fx
+        .store
+        .write_lesson(LessonWrite::user("theme: always pick the dark theme"))
         .await
         .unwrap();
     fx.tick();
@@ -205,7 +201,7 @@ async fn semantic_context_excludes_lessons_and_respects_the_cap() {
         .await
         .unwrap()
         .iter()
-        .any(|h| h.entry.key == "lesson.f00d"));
+        .any(|h| h.entry.key == lesson.key()));
 
     // One char short: the lowest-ranked line goes first.
     let cap = full.chars().count() - 1;

@@ -80,6 +80,10 @@ async fn set_semantic_if_absent_never_overwrites() {
     ));
 }
 
+fn keys_of(entries: &[SemanticEntry]) -> Vec<String> {
+    entries.iter().map(|e| e.key.clone()).collect()
+}
+
 #[actix_rt::test]
 async fn export_then_import_round_trips_into_a_fresh_store() {
     let a = manual_store().await;
@@ -88,6 +92,10 @@ async fn export_then_import_round_trips_into_a_fresh_store() {
         a.store.write_semantic(write).await.unwrap();
         a.tick();
     }
+    // A lesson travels as a lesson.* row and comes back through the lesson
+    // path, under the same key (derived from its rule).
+    let lesson = a.store.write_lesson(sample_lesson()).await.unwrap();
+    let total = entries.len() + 1;
     // A deleted key is not exported.
     a.store
         .write_semantic(w("pref.gone", json!("x"), 1.0, USER_EXPLICIT))
@@ -102,7 +110,8 @@ async fn export_then_import_round_trips_into_a_fresh_store() {
     assert_eq!(export.format, EXPORT_FORMAT);
     assert_eq!(export.version, EXPORT_VERSION);
     assert_eq!(export.exported_at, a.now());
-    assert_eq!(export.semantic.len(), entries.len());
+    assert_eq!(export.semantic.len(), total);
+    assert!(keys_of(&export.semantic).contains(&lesson.key().to_owned()));
     let keys: Vec<_> = export.semantic.iter().map(|e| e.key.clone()).collect();
     let mut sorted = keys.clone();
     sorted.sort();
@@ -117,17 +126,18 @@ async fn export_then_import_round_trips_into_a_fresh_store() {
     let report = b.store.import(document.clone()).await.unwrap();
     assert_eq!(
         (report.imported, report.skipped, report.rejected),
-        (entries.len(), 0, 0),
+        (total, 0, 0),
         "{report:?}"
     );
     assert!(report.details.is_empty());
 
     let restored = b.store.export().await.unwrap();
+    assert_eq!(b.store.list_lessons().await.unwrap()[0].key, lesson.key());
     assert_eq!(essence(&restored.semantic), essence(&export.semantic));
     // Restored rows carry the import time, not the exported timestamps.
     assert!(restored.semantic.iter().all(|e| e.created_at == b.now()));
     let events = all_events(&b.store).await;
-    assert_eq!(events.len(), entries.len());
+    assert_eq!(events.len(), total);
     assert!(events
         .iter()
         .all(|e| e.event_type == "create" && e.old_value.is_none()));
@@ -137,9 +147,9 @@ async fn export_then_import_round_trips_into_a_fresh_store() {
     let again = b.store.import(document.clone()).await.unwrap();
     assert_eq!(
         (again.imported, again.skipped, again.rejected),
-        (0, entries.len(), 0)
+        (0, total, 0)
     );
-    assert_eq!(again.details.len(), entries.len());
+    assert_eq!(again.details.len(), total);
     for (item, key) in again.details.iter().zip(&keys) {
         assert_eq!(&item.key, key);
         assert_eq!(item.outcome, "skipped");
@@ -149,11 +159,11 @@ async fn export_then_import_round_trips_into_a_fresh_store() {
         serde_json::to_vec(&b.store.export().await.unwrap().semantic).unwrap(),
         before
     );
-    assert_eq!(event_count(&b.store).await, entries.len() as i64);
+    assert_eq!(event_count(&b.store).await, total as i64);
 
     // Importing into the origin store is a no-op too.
     let onto_self = a.store.import(document).await.unwrap();
-    assert_eq!(onto_self.skipped, entries.len());
+    assert_eq!(onto_self.skipped, total);
     assert_eq!(onto_self.imported, 0);
 }
 
@@ -361,4 +371,40 @@ async fn import_decodes_entry_by_entry() {
         fx.store.get_semantic("pref.ok").await.unwrap().value,
         json!("kept")
     );
+}
+
+#[actix_rt::test]
+async fn imported_lesson_rows_obey_the_lesson_rules() {
+    let fx = manual_store().await;
+    let long = "always ".repeat(571);
+    let document = json!({
+        "format": EXPORT_FORMAT,
+        "version": 1,
+        "semantic": [
+            {"key": "lesson.number", "value": 42},
+            {"key": "lesson.object", "value": {"rule": "obey"}},
+            {"key": "lesson.long", "value": long},
+            {"key": "lesson.legacy", "value": "prefer rg over grep"},
+            {"key": "lesson.again", "value": "prefer rg over grep"},
+            {"key": "lesson.flip", "value": "use rg \u{202E}"},
+            {"key": "pref.flip", "value": {"note": "zero\u{0}byte"}},
+        ]
+    });
+    let report = fx.store.import(document).await.unwrap();
+    assert_eq!(
+        (report.imported, report.skipped, report.rejected),
+        (1, 1, 5),
+        "{report:#?}"
+    );
+    for item in &report.details[report.details.len() - 2..] {
+        assert!(item.reason.contains("control character"), "{item:?}");
+    }
+    assert!(report.details[2].reason.contains("1000"), "{report:#?}");
+    let lessons = fx.store.list_lessons().await.unwrap();
+    assert_eq!(lessons.len(), 1);
+    assert_eq!(lessons[0].rule, "prefer rg over grep");
+    assert!(matches!(
+        fx.store.get_semantic("lesson.legacy").await,
+        Err(VectorStoreError::NotFound(_))
+    ));
 }

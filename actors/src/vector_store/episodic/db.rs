@@ -99,16 +99,17 @@ pub(crate) async fn count_active(conn: &mut SqliteConnection) -> Result<u64, Vec
     Ok(u64::try_from(n).unwrap_or(0))
 }
 
-/// Tombstones the `n` least important, oldest active rows; returns their ids.
+/// Tombstones the `n` least important, oldest active rows; returns their
+/// ids and texts (for the `evict` audit events).
 pub(crate) async fn evict(
     conn: &mut SqliteConnection,
     n: u64,
-) -> Result<Vec<i64>, VectorStoreError> {
-    Ok(sqlx::query_scalar(
+) -> Result<Vec<(i64, String)>, VectorStoreError> {
+    Ok(sqlx::query_as(
         "UPDATE episodic_memories SET is_deleted = 1 WHERE id IN (
              SELECT id FROM episodic_memories WHERE is_deleted = 0
              ORDER BY importance ASC, created_at ASC, id ASC LIMIT ?)
-         RETURNING id",
+         RETURNING id, text",
     )
     .bind(i64::try_from(n).unwrap_or(i64::MAX))
     .fetch_all(conn)
@@ -170,15 +171,18 @@ pub(crate) async fn tombstone_in(
     Ok(done > 0)
 }
 
-/// Tombstones one row; false if it was not active.
-pub(crate) async fn tombstone(pool: &SqlitePool, id: i64) -> Result<bool, VectorStoreError> {
-    let done =
-        sqlx::query("UPDATE episodic_memories SET is_deleted = 1 WHERE id = ? AND is_deleted = 0")
-            .bind(id)
-            .execute(pool)
-            .await?
-            .rows_affected();
-    Ok(done > 0)
+/// Tombstones one row; returns its text, or `None` if it was not active.
+pub(crate) async fn tombstone(
+    conn: &mut SqliteConnection,
+    id: i64,
+) -> Result<Option<String>, VectorStoreError> {
+    Ok(sqlx::query_scalar(
+        "UPDATE episodic_memories SET is_deleted = 1 WHERE id = ? AND is_deleted = 0
+         RETURNING text",
+    )
+    .bind(id)
+    .fetch_optional(conn)
+    .await?)
 }
 
 /// Shortest old value that can be "quoted": anything shorter ("no", "3")

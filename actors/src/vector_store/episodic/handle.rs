@@ -113,9 +113,14 @@ impl VectorStoreHandle {
         self.ask(StoreEpisodicVectors { rows }).await
     }
 
-    /// Tombstones a fragment.
-    pub async fn delete_episodic(&self, id: i64) -> Result<(), VectorStoreError> {
-        self.ask(DeleteEpisodic { id }).await
+    /// Tombstones a fragment, with a `delete` audit event (memory type
+    /// `episodic`, key = row id, old value = its text) by `source`.
+    pub async fn delete_episodic(&self, id: i64, source: &str) -> Result<(), VectorStoreError> {
+        self.ask(DeleteEpisodic {
+            id,
+            source: source.to_owned(),
+        })
+        .await
     }
 
     /// A page of active fragments, newest first, and the total.

@@ -11,6 +11,7 @@ use super::types::{
 use super::write::{near_duplicate, store, Limits, NearDuplicate};
 use crate::clock::format_ts;
 use crate::vector_store::actor::VectorStore;
+use crate::vector_store::audit::{record_event, NewEvent};
 use crate::vector_store::error::VectorStoreError;
 use crate::vector_store::space::types::{CommitVector, EmbeddedQuery};
 
@@ -58,12 +59,14 @@ impl Handler<HasEpisodicText> for VectorStore {
     }
 }
 
-/// Tombstones one fragment.
+/// Tombstones one fragment (with a `delete` audit event).
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(), VectorStoreError>")]
 pub(crate) struct DeleteEpisodic {
     /// Row id.
     pub id: i64,
+    /// Who deletes it (recorded in the audit event).
+    pub source: String,
 }
 
 /// A page of fragments, newest first, with the total.
@@ -210,12 +213,27 @@ impl Handler<DeleteEpisodic> for VectorStore {
     type Result = AtomicResponse<Self, Result<(), VectorStoreError>>;
 
     fn handle(&mut self, msg: DeleteEpisodic, _: &mut Context<Self>) -> Self::Result {
-        self.atomic(move |pool, _, _| async move {
-            if db::tombstone(&pool, msg.id).await? {
-                Ok(())
-            } else {
-                Err(VectorStoreError::EpisodeNotFound(msg.id))
-            }
+        self.atomic(move |pool, settings, now| async move {
+            let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+            let Some(text) = db::tombstone(&mut tx, msg.id).await? else {
+                return Err(VectorStoreError::EpisodeNotFound(msg.id));
+            };
+            record_event(
+                &mut tx,
+                NewEvent {
+                    event_type: "delete",
+                    memory_type: "episodic",
+                    key: &msg.id.to_string(),
+                    old_value: Some(&text),
+                    new_value: None,
+                    source: &msg.source,
+                },
+                &now,
+                settings.max_events,
+            )
+            .await?;
+            tx.commit().await?;
+            Ok(())
         })
     }
 }

@@ -1,6 +1,7 @@
-//! The episodic write path (spec: "Episodic Memory"): length and injection
-//! checks, the exact-duplicate hash, near-duplicate merging, the capacity
-//! cap, and the insert — one IMMEDIATE transaction, run by the actor's
+//! The episodic write path (spec: "Episodic Memory"): length, control
+//! character and injection checks, the exact-duplicate hash, near-duplicate
+//! merging, the capacity cap (each eviction audited), and the insert — one
+//! IMMEDIATE transaction, run by the actor's
 //! `WriteEpisodic` handler with the mailbox held.
 //!
 //! Near-duplicates (cosine > 0.88 to an active row) are merged, not
@@ -18,6 +19,7 @@ use super::mirror::MirrorEpisode;
 use super::rank::sanitize_tags;
 use super::types::{content_hash, EpisodicEntry, EpisodicWrite, MAX_TEXT_CHARS, MIN_TEXT_CHARS};
 use crate::clock::format_ts;
+use crate::control_chars::check_text;
 use crate::screening::{find_injection, redact};
 use crate::vector_store::audit::{record_event, NewEvent};
 use crate::vector_store::error::VectorStoreError;
@@ -93,9 +95,10 @@ pub(super) fn near_duplicate(
     }
 }
 
-/// Checks length and screening; returns the trimmed text.
+/// Checks length and control characters; returns the trimmed text.
 pub(super) fn validate_text(text: &str) -> Result<String, VectorStoreError> {
     let trimmed = text.trim();
+    check_text("text", trimmed)?;
     let chars = trimmed.chars().count();
     if !(MIN_TEXT_CHARS..=MAX_TEXT_CHARS).contains(&chars) {
         return Err(VectorStoreError::InvalidText(format!(
@@ -116,6 +119,9 @@ pub(super) async fn store(
 ) -> Result<i64, VectorStoreError> {
     let Limits { max, max_events } = limits;
     let text = validate_text(&write.text)?;
+    for tag in &write.tags {
+        check_text("tags", tag)?;
+    }
     if let Some(pattern) = find_injection(&text) {
         let mut conn = pool.acquire().await?;
         let snippet = redact(&text);
@@ -170,6 +176,25 @@ pub(super) async fn store(
             count = evicted.len(),
             "episodic cap reached; evicted least important, oldest"
         );
+        // Each eviction is audited in the write's transaction, attributed
+        // to the writer whose fragment took the slot.
+        let reason = format!("episodic cap of {max} active fragments reached");
+        for (id, old_text) in &evicted {
+            record_event(
+                &mut tx,
+                NewEvent {
+                    event_type: "evict",
+                    memory_type: "episodic",
+                    key: &id.to_string(),
+                    old_value: Some(old_text),
+                    new_value: Some(&reason),
+                    source: &write.source,
+                },
+                now,
+                max_events,
+            )
+            .await?;
+        }
     }
     let vector = vector
         .as_ref()

@@ -96,7 +96,7 @@ pub(crate) async fn missing_vectors(
 }
 
 /// Records a lesson's category (insert or replace).
-pub(crate) async fn set_category(
+async fn set_category(
     pool: &SqlitePool,
     key: &str,
     category: LessonCategory,

@@ -4,7 +4,8 @@
 
 use super::messages::{GetLessonsContext, ListLessons, ListLessonsMissingVectors, WriteLesson};
 use super::rules::{
-    parse_lesson_text, validate_lesson, Lesson, LessonOutcome, LessonWrite, MAX_BACKFILLS_PER_WRITE,
+    check_lesson_chars, parse_lesson_text, validate_lesson, Lesson, LessonOutcome, LessonWrite,
+    MAX_BACKFILLS_PER_WRITE,
 };
 use crate::vector_store::error::VectorStoreError;
 use crate::vector_store::handle::VectorStoreHandle;
@@ -21,6 +22,7 @@ impl VectorStoreHandle {
         &self,
         write: LessonWrite,
     ) -> Result<LessonOutcome, VectorStoreError> {
+        check_lesson_chars(&write)?;
         let (rule, _) = validate_lesson(&write).map_err(VectorStoreError::InvalidLesson)?;
         let vector = self.commit_vector(&rule).await;
         if vector.is_some() {
@@ -31,31 +33,43 @@ impl VectorStoreHandle {
 
     /// Embeds up to [`MAX_BACKFILLS_PER_WRITE`] lessons that have no vector
     /// (their rule text, as the writer would have). Best effort: a failure
-    /// leaves them for the next write.
+    /// leaves them for the next write or the re-embed sweep.
     async fn backfill_lessons(&self) {
-        let Ok(missing) = self
-            .ask(ListLessonsMissingVectors {
-                limit: MAX_BACKFILLS_PER_WRITE,
+        if let Err(e) = self.embed_lesson_batch(MAX_BACKFILLS_PER_WRITE).await {
+            tracing::debug!(error = %e, "lesson vectors not backfilled");
+        }
+    }
+
+    /// One batch of lessons without a vector, embedded from their rule text
+    /// (never the key-value document a plain semantic row gets) and stored
+    /// if the row and the space are unchanged. Returns (rows listed, rows
+    /// stored): the re-embed sweep stops when nothing is listed, or when a
+    /// batch lands nothing (the space moved; the next sweep starts over).
+    pub(crate) async fn embed_lesson_batch(
+        &self,
+        limit: u32,
+    ) -> Result<(usize, u64), VectorStoreError> {
+        let missing = self.ask(ListLessonsMissingVectors { limit }).await?;
+        if missing.is_empty() {
+            return Ok((0, 0));
+        }
+        let rules: Vec<String> = missing
+            .iter()
+            .map(|(_, value_json)| {
+                let text = serde_json::from_str(value_json)
+                    .map(|v| value_text(&v))
+                    .unwrap_or_else(|_| value_json.clone());
+                parse_lesson_text(&text).0
             })
-            .await
-        else {
-            return;
-        };
-        let mut rows = Vec::new();
-        for (key, value_json) in missing {
-            let text = serde_json::from_str(&value_json)
-                .map(|v| value_text(&v))
-                .unwrap_or_else(|_| value_json.clone());
-            let (rule, _) = parse_lesson_text(&text);
-            if let Some(commit) = self.commit_vector(&rule).await {
-                rows.push((key, value_json, commit));
-            }
-        }
-        if !rows.is_empty() {
-            if let Err(e) = self.store_vectors(rows).await {
-                tracing::debug!(error = %e, "lesson vectors not backfilled");
-            }
-        }
+            .collect();
+        let vectors = self.embed_for_commit(rules).await?;
+        let rows: Vec<_> = missing
+            .into_iter()
+            .zip(vectors)
+            .map(|((key, value_json), vector)| (key, value_json, vector))
+            .collect();
+        let listed = rows.len();
+        Ok((listed, self.store_vectors(rows).await?))
     }
 
     /// Active lessons, newest first.

@@ -6,8 +6,7 @@ use actix::prelude::*;
 
 use super::db::{self as store, StoredLesson};
 use super::rules::{
-    lesson_relevance, lesson_text, render_lessons_block, Lesson, LessonCategory, LessonOutcome,
-    LessonWrite,
+    lesson_relevance, lesson_text, render_lessons_block, Lesson, LessonOutcome, LessonWrite,
 };
 use crate::embedder::vector::cosine;
 use crate::vector_store::actor::VectorStore;
@@ -36,26 +35,6 @@ pub(crate) struct ListLessons;
 pub(crate) struct ListLessonsMissingVectors {
     /// At most this many.
     pub limit: u32,
-}
-
-/// Records a lesson's category (import of an export document).
-#[derive(Debug, Message)]
-#[rtype(result = "Result<(), VectorStoreError>")]
-pub(crate) struct SetLessonCategory {
-    /// The lesson key.
-    pub key: String,
-    /// Its category.
-    pub category: LessonCategory,
-}
-
-impl Handler<SetLessonCategory> for VectorStore {
-    type Result = AtomicResponse<Self, Result<(), VectorStoreError>>;
-
-    fn handle(&mut self, msg: SetLessonCategory, _: &mut Context<Self>) -> Self::Result {
-        self.atomic(move |pool, _, _| async move {
-            store::set_category(&pool, &msg.key, msg.category).await
-        })
-    }
 }
 
 /// Renders the `[Learned corrections]` block for a request.

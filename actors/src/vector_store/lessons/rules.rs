@@ -6,6 +6,7 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
+use crate::control_chars::{check_text, ForbiddenCharacter};
 use crate::vector_store::keyword::{keyword_stems, KeywordQuery};
 use crate::vector_store::semantic::validate::LESSON_PREFIX;
 /// Between a rule and its negative in the stored text.
@@ -223,6 +224,17 @@ pub fn validate_lesson(write: &LessonWrite) -> Result<(String, Option<String>), 
         ));
     }
     Ok((rule, negative))
+}
+
+/// Refuses NUL and bidirectional controls in the rule or the negative
+/// (see [`crate::control_chars`]); every lesson writer, the store's and
+/// lessons.jsonl's, runs it before anything else.
+pub fn check_lesson_chars(write: &LessonWrite) -> Result<(), ForbiddenCharacter> {
+    check_text("rule", &write.rule)?;
+    match write.negative.as_deref() {
+        Some(negative) => check_text("negative", negative),
+        None => Ok(()),
+    }
 }
 
 /// An active lesson as the dedup ladder sees it.

@@ -8,7 +8,7 @@ use super::messages::{
 use super::types::{
     IfAbsentOutcome, KeyState, ScoredEntry, SemanticEntry, SemanticWrite, WriteOutcome,
 };
-use super::validate::LESSON_PREFIX;
+use super::validate::refuse_lesson_key;
 use crate::vector_store::error::VectorStoreError;
 use crate::vector_store::handle::VectorStoreHandle;
 use crate::vector_store::space::types::{semantic_document, CommitVector};
@@ -17,36 +17,41 @@ impl VectorStoreHandle {
     /// Writes through the conflict ladder. The value is embedded first,
     /// outside the store's critical section, with the space generation
     /// sampled before the embed; the store drops the vector if the space
-    /// changed meanwhile. Lessons are not embedded here.
+    /// changed meanwhile. A `lesson.*` key answers
+    /// [`VectorStoreError::LessonKeyReserved`]: lessons go through
+    /// [`write_lesson`](Self::write_lesson).
     pub async fn write_semantic(
         &self,
         write: SemanticWrite,
     ) -> Result<(WriteOutcome, SemanticEntry), VectorStoreError> {
+        refuse_lesson_key(&write.key)?;
         let mut vector = None;
-        if !write.key.starts_with(LESSON_PREFIX) {
-            if let Ok(value_json) = serde_json::to_string(&write.value) {
-                let document = semantic_document(&write.key, &value_json);
-                vector = self.commit_vector(&document).await;
-            }
+        if let Ok(value_json) = serde_json::to_string(&write.value) {
+            let document = semantic_document(&write.key, &value_json);
+            vector = self.commit_vector(&document).await;
         }
         self.write_with_vector(write, vector).await
     }
 
     /// Writes with a vector embedded elsewhere (the write path's second
-    /// half; used by importers that batch their own embeds).
+    /// half; used by importers that batch their own embeds). Refuses
+    /// `lesson.*` keys like [`write_semantic`](Self::write_semantic).
     pub async fn write_with_vector(
         &self,
         write: SemanticWrite,
         vector: Option<CommitVector>,
     ) -> Result<(WriteOutcome, SemanticEntry), VectorStoreError> {
+        refuse_lesson_key(&write.key)?;
         self.ask(WriteSemantic { write, vector }).await
     }
 
-    /// Writes only if the key has no active row.
+    /// Writes only if the key has no active row. Refuses `lesson.*` keys
+    /// like [`write_semantic`](Self::write_semantic).
     pub async fn set_semantic_if_absent(
         &self,
         write: SemanticWrite,
     ) -> Result<IfAbsentOutcome, VectorStoreError> {
+        refuse_lesson_key(&write.key)?;
         self.ask(WriteSemanticIfAbsent(write)).await
     }
 

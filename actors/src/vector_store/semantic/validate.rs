@@ -54,6 +54,20 @@ pub fn normalize_prefix(prefix: &str) -> Result<String, String> {
     }
 }
 
+/// Refuses a `lesson.*` key at a public semantic entry point: a lesson
+/// written as a plain semantic row would skip the lesson rules (1,000
+/// characters, dedup, rule-derived key, text only) and still be injected
+/// under "ALWAYS follow these". The lesson path itself writes its rows
+/// through `write::write`, which does not call this.
+pub(crate) fn refuse_lesson_key(key: &str) -> Result<(), VectorStoreError> {
+    if key.starts_with(LESSON_PREFIX) {
+        return Err(VectorStoreError::LessonKeyReserved {
+            key: key.to_owned(),
+        });
+    }
+    Ok(())
+}
+
 /// Checks a key's shape, length and prefix allowlist.
 pub(crate) fn validate_key(key: &str, extra_prefixes: &[String]) -> Result<(), VectorStoreError> {
     if key.len() > MAX_KEY_LEN {
@@ -167,6 +181,19 @@ pub(crate) fn validate_confidence(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lesson_keys_are_reserved_at_the_semantic_entry_points() {
+        for key in ["lesson.x", "lesson.abc123"] {
+            assert!(matches!(
+                refuse_lesson_key(key),
+                Err(VectorStoreError::LessonKeyReserved { .. })
+            ));
+        }
+        for key in ["pref.lesson", "lessons.x", "user.lesson.x"] {
+            assert!(refuse_lesson_key(key).is_ok(), "{key}");
+        }
+    }
 
     fn nested(depth: usize) -> Value {
         let mut v = Value::from(1);

@@ -1,6 +1,6 @@
 //! Semantic key-value operations (spec: "Semantic Memory").
 //!
-//! Each write is: validate (pure) → screen for injection (pure, the blocked
+//! Each write is: validate (pure; NUL and bidi controls refused) → screen for injection (pure, the blocked
 //! attempt is audited) → one IMMEDIATE transaction that reads the incumbent,
 //! runs the conflict ladder, writes, and appends the audit event. The actor
 //! runs these inside `AtomicResponse`, so nothing else of the store's
@@ -14,6 +14,7 @@ use super::types::{IfAbsentOutcome, SemanticEntry, SemanticWrite, WriteOutcome};
 use super::validate::{
     validate_confidence, validate_key, validate_source, validate_value, LESSON_PREFIX,
 };
+use crate::control_chars::check_json;
 use crate::screening::{find_injection_in_json, redact};
 use crate::vector_store::audit::{record_event, NewEvent};
 use crate::vector_store::episodic::db::retire_quoting;
@@ -41,6 +42,7 @@ async fn admit(
         settings.confidence_threshold,
     )?;
     let value_json = validate_value(&write.value)?;
+    check_json("value", &write.value)?;
     if let Some(pattern) = find_injection_in_json(&write.value) {
         let snippet = redact(&value_text(&write.value));
         let mut conn = pool.acquire().await?;

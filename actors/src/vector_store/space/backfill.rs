@@ -1,5 +1,10 @@
-//! The re-embed sweep: gives every semantic row without a vector one
-//! (spec: "Automatic migration → Re-embed sweep", "Dashboard Enable Flow").
+//! The re-embed sweep: gives every row without a vector one — episodic
+//! fragments, semantic rows, and lessons (spec: "Automatic migration →
+//! Re-embed sweep", "Dashboard Enable Flow"). Lessons are embedded from
+//! their rule text by the lesson domain's batch
+//! (`VectorStoreHandle::embed_lesson_batch`), as the lesson writer does, so a
+//! model change re-embeds them and the embedding rung of their dedup ladder
+//! keeps working.
 //!
 //! NULL vectors come from writes made while no model was ready, from bulk
 //! imports, and from a model change (which clears the old space). The sweep
@@ -50,6 +55,7 @@ async fn sweep(store: &VectorStoreHandle, total: u64) -> Result<u64, VectorStore
     let mut done = 0u64;
     store.record_reembed(0, total, None, None).await;
     done += sweep_episodic(store, total).await?;
+    done += sweep_lessons(store, done, total).await?;
     loop {
         let rows = store.missing_vectors(BATCH).await?;
         if rows.is_empty() {
@@ -74,6 +80,28 @@ async fn sweep(store: &VectorStoreHandle, total: u64) -> Result<u64, VectorStore
         done += stored;
         store
             .record_reembed(done, total.max(done), None, None)
+            .await;
+    }
+}
+
+/// Embeds lessons stored without a vector (written while no model was
+/// ready, imported, or cleared by a model change). `done` is the progress
+/// so far; returns the lessons embedded.
+async fn sweep_lessons(
+    store: &VectorStoreHandle,
+    done: u64,
+    total: u64,
+) -> Result<u64, VectorStoreError> {
+    let mut stored_all = 0u64;
+    loop {
+        let (listed, stored) = store.embed_lesson_batch(BATCH).await?;
+        if listed == 0 || stored == 0 {
+            return Ok(stored_all);
+        }
+        stored_all += stored;
+        let progress = done + stored_all;
+        store
+            .record_reembed(progress, total.max(progress), None, None)
             .await;
     }
 }

@@ -115,11 +115,11 @@ pub(crate) async fn semantic_missing_vectors(
     .await?)
 }
 
-/// How many rows (semantic and episodic) need a vector.
+/// How many rows need a vector: semantic rows (lessons included: the sweep
+/// embeds them from their rule text) and episodic fragments.
 pub(crate) async fn count_semantic_missing(pool: &SqlitePool) -> Result<u64, VectorStoreError> {
     let n: i64 = sqlx::query_scalar(
-        "SELECT (SELECT COUNT(*) FROM semantic_memory
-                 WHERE is_deleted = 0 AND embedding IS NULL AND substr(key, 1, 7) != 'lesson.')
+        "SELECT (SELECT COUNT(*) FROM semantic_memory WHERE is_deleted = 0 AND embedding IS NULL)
               + (SELECT COUNT(*) FROM episodic_memories WHERE is_deleted = 0 AND embedding IS NULL)",
     )
     .fetch_one(pool)

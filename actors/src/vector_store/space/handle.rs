@@ -136,7 +136,8 @@ impl VectorStoreHandle {
         self.ask(ListMissingVectors { limit }).await
     }
 
-    /// How many semantic rows lack a vector.
+    /// How many rows lack a vector (semantic rows, lessons included, and
+    /// episodic fragments): the re-embed sweep's total.
     pub async fn count_missing_vectors(&self) -> Result<u64, VectorStoreError> {
         self.ask(CountMissingVectors).await
     }

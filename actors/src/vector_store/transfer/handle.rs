@@ -1,6 +1,7 @@
 //! Export and import methods of [`VectorStoreHandle`] (spec: "Semantic
 //! Memory → export/import"). An import goes through the same writers as
-//! every other surface: validation, screening and audit per entry.
+//! every other surface: validation, screening and audit per entry; lesson
+//! rows go through the lesson path (its rules and dedup).
 
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -10,13 +11,16 @@ use super::format::{EpisodicExport, ImportDocument, ImportEntry, ImportReport, M
 use crate::vector_store::episodic::EpisodicWrite;
 use crate::vector_store::error::VectorStoreError;
 use crate::vector_store::handle::VectorStoreHandle;
-use crate::vector_store::lessons::messages::SetLessonCategory;
-use crate::vector_store::lessons::rules::LessonCategory;
-use crate::vector_store::semantic::types::{IfAbsentOutcome, SemanticWrite};
+use crate::vector_store::lessons::rules::{
+    lesson_key, parse_lesson_text, LessonCategory, LessonWrite,
+};
+use crate::vector_store::semantic::types::{IfAbsentOutcome, KeyState, SemanticWrite};
+use crate::vector_store::semantic::validate::LESSON_PREFIX;
 use crate::vector_store::space::run_backfill;
 
 impl VectorStoreHandle {
-    /// Every active semantic entry as an export document.
+    /// Every active entry (semantic rows, lessons, episodic fragments) as
+    /// an export document.
     pub async fn export(&self) -> Result<MemoryExport, VectorStoreError> {
         self.ask(ExportMemory).await
     }
@@ -93,7 +97,15 @@ impl VectorStoreHandle {
                 }
             },
         };
-        let key = entry.key.clone();
+        if entry.key.starts_with(LESSON_PREFIX) {
+            match self.import_lesson(entry, category).await {
+                Ok(None) => report.imported += 1,
+                Ok(Some(reason)) => report.skip(label, reason),
+                Err(e) if e.is_rejection() => report.reject(label, e.to_string()),
+                Err(e) => return Err(e),
+            }
+            return Ok(());
+        }
         let write = SemanticWrite {
             key: entry.key,
             value: entry.value,
@@ -101,17 +113,48 @@ impl VectorStoreHandle {
             source: entry.source,
         };
         match self.set_semantic_if_absent(write).await {
-            Ok(IfAbsentOutcome::Inserted(_)) => {
-                report.imported += 1;
-                if let Some(category) = category {
-                    self.ask(SetLessonCategory { key, category }).await?;
-                }
-            }
+            Ok(IfAbsentOutcome::Inserted(_)) => report.imported += 1,
             Ok(IfAbsentOutcome::Exists) => report.skip(label, "key already exists"),
             Err(e) if e.is_rejection() => report.reject(label, e.to_string()),
             Err(e) => return Err(e),
         }
         Ok(())
+    }
+
+    /// Restores one exported lesson row through the lesson path, so an
+    /// import obeys the lesson rules (text only, 1,000 characters, dedup)
+    /// like every other lesson writer. An active row with the same key, or
+    /// an active lesson that already says it, is skipped (`Some(reason)`).
+    async fn import_lesson(
+        &self,
+        entry: ImportEntry,
+        category: Option<LessonCategory>,
+    ) -> Result<Option<&'static str>, VectorStoreError> {
+        let Value::String(text) = &entry.value else {
+            return Err(VectorStoreError::InvalidLesson(
+                "a lesson's value must be its text".into(),
+            ));
+        };
+        let (rule, negative) = parse_lesson_text(text);
+        // The lesson path keys a lesson by its rule; an export from an
+        // older store may carry another key for the same lesson.
+        for key in [entry.key.clone(), lesson_key(&rule)] {
+            if self.key_state(&key).await? == KeyState::Active {
+                return Ok(Some("key already exists"));
+            }
+        }
+        let write = LessonWrite {
+            rule,
+            negative,
+            category: category.unwrap_or_default(),
+            source: entry.source,
+            confidence: entry.confidence,
+        };
+        match self.write_lesson(write).await {
+            Ok(_) => Ok(None),
+            Err(VectorStoreError::DuplicateLesson { .. }) => Ok(Some("an active lesson says it")),
+            Err(e) => Err(e),
+        }
     }
 
     async fn import_episodic(
