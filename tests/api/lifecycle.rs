@@ -14,15 +14,15 @@ use tokio::process::{Child, Command};
 use crate::cli::{run_cli, stderr, stdout};
 use crate::helpers::binary;
 
-struct Daemon {
+pub(crate) struct Daemon {
     child: Child,
-    home: TempDir,
-    base: String,
-    token: String,
-    client: reqwest::Client,
+    pub(crate) home: TempDir,
+    pub(crate) base: String,
+    pub(crate) token: String,
+    pub(crate) client: reqwest::Client,
 }
 
-async fn start_daemon(home: TempDir, env: &[(&str, &str)]) -> Daemon {
+pub(crate) async fn start_daemon(home: TempDir, env: &[(&str, &str)]) -> Daemon {
     let log = std::fs::File::create(home.path().join("serve.log")).unwrap();
     let mut command = Command::new(binary());
     command
@@ -63,19 +63,19 @@ async fn start_daemon(home: TempDir, env: &[(&str, &str)]) -> Daemon {
     }
 }
 
-fn log_of(home: &Path) -> String {
+pub(crate) fn log_of(home: &Path) -> String {
     std::fs::read_to_string(home.join("serve.log")).unwrap_or_default()
 }
 
 impl Daemon {
-    fn put(&self, body: Value) -> reqwest::RequestBuilder {
+    pub(crate) fn put(&self, body: Value) -> reqwest::RequestBuilder {
         self.client
             .put(format!("{}/api/memory/semantic", self.base))
             .bearer_auth(&self.token)
             .json(&body)
     }
 
-    async fn get_json(&self, path: &str) -> Value {
+    pub(crate) async fn get_json(&self, path: &str) -> Value {
         self.client
             .get(format!("{}{path}", self.base))
             .bearer_auth(&self.token)
@@ -87,7 +87,7 @@ impl Daemon {
             .unwrap()
     }
 
-    async fn stop_with(mut self, signal: Signal) -> TempDir {
+    pub(crate) async fn stop_with(mut self, signal: Signal) -> TempDir {
         let pid = Pid::from_raw(self.child.id().expect("pid") as i32);
         kill(pid, signal).unwrap();
         let status = tokio::time::timeout(Duration::from_secs(30), self.child.wait())
