@@ -145,7 +145,11 @@ pub fn run(home: DataHome, args: DoctorArgs) -> anyhow::Result<ExitCode> {
 /// One line per module passed over, then the module computing.
 fn report_cpu_module(report: &Report, choice: &KernelReport) {
     let cached = |yes: bool| if yes { " (cached verdict)" } else { "" };
-    for m in choice.candidates.iter().filter(|m| m.verdict != "ok") {
+    let passed_over = choice
+        .candidates
+        .iter()
+        .filter(|m| choice.module.as_deref() != Some(m.module.as_str()));
+    for m in passed_over {
         let detail = m.detail.as_deref().unwrap_or("");
         report.warn(
             "cpu module",

@@ -24,12 +24,15 @@
 //! - llama-cpp-sys-2 builds llama.cpp as CMake `Release` (`-O3`) for a
 //!   release build and as `RelWithDebInfo` (`-O2`) for a debug build
 //!   (its build.rs, lines 494–498);
-//! - compiled with this machine's GCC 12.2 and the `sapphirerapids` flags,
-//!   `ggml_backend_amx_mul_mat` at `-O2` stores all of `tc` before
-//!   `ldtilecfg`. At `-O3` only the zeroing and `palette_id = 1` are left
-//!   (checked with `objdump -d` of mmq.cpp built both ways). A standalone
-//!   copy of `ggml_tile_config_init` loses the stores even at `-O2`. Clang
-//!   14 keeps them: its intrinsic is a builtin.
+//! - in this build's own `libggml-cpu-sapphirerapids.so` (GCC 12.2,
+//!   `objdump -d`, inlined into `ggml_backend_amx_mul_mat`), the debug
+//!   build's module stores `colsb[0..8]` and `rows[0..8]` before
+//!   `ldtilecfg`. The release build's module only zeroes the 64 bytes and
+//!   sets `palette_id = 1`. mmq.cpp compiled by hand at `-O2` and `-O3`
+//!   gives the same two results. A standalone copy of
+//!   `ggml_tile_config_init` loses the stores even at `-O2`, so the debug
+//!   build works by luck. Clang 14 keeps the stores: its intrinsic is a
+//!   builtin.
 //!
 //! `ldtilecfg` of palette 1 with every tile at 0 rows × 0 bytes is legal,
 //! but it leaves every tile unconfigured. `tilezero`, which

@@ -31,6 +31,9 @@ const BATCH: i64 = 40;
 /// quantized too, which costs well under 1%).
 const MIN_COSINE: f64 = 0.99;
 
+/// The results of one multiplication with 1 row and one with [`BATCH`].
+type Outputs = (Vec<f32>, Vec<f32>);
+
 /// Why a type has no `ok`.
 enum Miss {
     Wrong(String),
@@ -229,7 +232,7 @@ impl Device {
         quantized: &[u8],
         x1: &[f32],
         xb: &[f32],
-    ) -> Result<Option<(Vec<f32>, Vec<f32>)>, Miss> {
+    ) -> Result<Option<Outputs>, Miss> {
         let mut g = Graph::default();
         // SAFETY: ggml's C API used as documented; every object is freed by
         // `Graph`'s drop; sizes passed to tensor_set/get are the tensors'

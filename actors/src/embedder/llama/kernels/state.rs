@@ -320,7 +320,11 @@ fn fallback(modules: &[ModuleReport], winner: &str) -> Option<String> {
 }
 
 fn log_choice(report: &KernelReport) {
-    for m in report.candidates.iter().filter(|m| m.verdict != "ok") {
+    let passed_over = report
+        .candidates
+        .iter()
+        .filter(|m| report.module.as_deref() != Some(m.module.as_str()));
+    for m in passed_over {
         tracing::warn!(module = %m.module, verdict = %m.verdict, detail = m.detail.as_deref().unwrap_or(""), cached = m.cached, "llama.cpp CPU module not used");
     }
     match (&report.module, &report.error) {
@@ -331,7 +335,7 @@ fn log_choice(report: &KernelReport) {
             "llama.cpp CPU module chosen"
         ),
         (None, Some(error)) => {
-            tracing::error!(%error, "no llama.cpp CPU module; embeddings are off")
+            tracing::warn!(%error, "no llama.cpp CPU module; embeddings are off")
         }
         (None, None) => {}
     }

@@ -65,6 +65,23 @@ impl FakeProbe {
         };
         ProbeRun::Done { features, results }
     }
+
+    /// [`decide`] on CPU `cpu-a` with this probe.
+    fn decide(
+        &self,
+        candidates: &[Candidate],
+        needed: &[String],
+        pinned: bool,
+        cache: &mut VerdictFile,
+    ) -> Decision {
+        let run = |c: &Candidate, t: &[String]| self.run(c, t);
+        decide(
+            &inputs(candidates, needed, pinned),
+            cache,
+            &hash,
+            Some(&run),
+        )
+    }
 }
 
 fn inputs<'a>(candidates: &'a [Candidate], needed: &'a [String], pinned: bool) -> Inputs<'a> {
@@ -82,15 +99,9 @@ fn a_crashing_best_module_falls_back_and_the_verdicts_are_cached() {
     let candidates = [cand("crashy", 900), cand("zen4", 500), cand("x64", 1)];
     let needed = names(&["f16", "q8_0"]);
     let probe = FakeProbe::new();
-    let run = |c: &Candidate, t: &[String]| probe.run(c, t);
     let mut cache = VerdictFile::empty();
 
-    let d = decide(
-        &inputs(&candidates, &needed, false),
-        &mut cache,
-        &hash,
-        Some(&run),
-    );
+    let d = probe.decide(&candidates, &needed, false, &mut cache);
     let (winner, how) = d.chosen.expect("a module");
     assert_eq!(winner.name, "zen4");
     assert_eq!(how, Verification::Verified);
@@ -107,13 +118,7 @@ fn a_crashing_best_module_falls_back_and_the_verdicts_are_cached() {
 
     // Next start: both verdicts come from the cache, no child runs.
     let fresh = FakeProbe::new();
-    let run = |c: &Candidate, t: &[String]| fresh.run(c, t);
-    let d = decide(
-        &inputs(&candidates, &needed, false),
-        &mut cache,
-        &hash,
-        Some(&run),
-    );
+    let d = fresh.decide(&candidates, &needed, false, &mut cache);
     assert_eq!(d.chosen.expect("a module").0.name, "zen4");
     assert!(fresh.calls.borrow().is_empty());
     assert!(d.modules.iter().all(|m| m.cached));
@@ -124,22 +129,11 @@ fn a_crashing_best_module_falls_back_and_the_verdicts_are_cached() {
 fn only_types_without_a_verdict_are_probed() {
     let candidates = [cand("zen4", 500)];
     let probe = FakeProbe::new();
-    let run = |c: &Candidate, t: &[String]| probe.run(c, t);
     let mut cache = VerdictFile::empty();
     let first = names(&["f16", "q8_0"]);
-    decide(
-        &inputs(&candidates, &first, false),
-        &mut cache,
-        &hash,
-        Some(&run),
-    );
+    probe.decide(&candidates, &first, false, &mut cache);
     let more = names(&["q4_K", "f16"]);
-    let d = decide(
-        &inputs(&candidates, &more, false),
-        &mut cache,
-        &hash,
-        Some(&run),
-    );
+    let d = probe.decide(&candidates, &more, false, &mut cache);
     assert!(d.chosen.is_some());
     let calls = probe.calls.borrow();
     assert_eq!(calls[1].1, ["q4_K"]);
@@ -154,14 +148,9 @@ fn verdicts_are_per_cpu_and_per_module_file() {
     let candidates = [cand("crashy", 900), cand("zen4", 500)];
     let needed = names(&["q8_0"]);
     let probe = FakeProbe::new();
-    let run = |c: &Candidate, t: &[String]| probe.run(c, t);
     let mut cache = VerdictFile::empty();
-    decide(
-        &inputs(&candidates, &needed, false),
-        &mut cache,
-        &hash,
-        Some(&run),
-    );
+    probe.decide(&candidates, &needed, false, &mut cache);
+    let run = |c: &Candidate, t: &[String]| probe.run(c, t);
     let mut other_cpu = inputs(&candidates, &needed, false);
     other_cpu.cpu = "cpu-b";
     decide(&other_cpu, &mut cache, &hash, Some(&run));
@@ -185,24 +174,13 @@ fn amx_modules_are_passed_over_unless_pinned() {
     let candidates = [cand("amx", 1000), cand("zen4", 500)];
     let needed = names(&["q8_0"]);
     let probe = FakeProbe::new();
-    let run = |c: &Candidate, t: &[String]| probe.run(c, t);
     let mut cache = VerdictFile::empty();
-    let d = decide(
-        &inputs(&candidates, &needed, false),
-        &mut cache,
-        &hash,
-        Some(&run),
-    );
+    let d = probe.decide(&candidates, &needed, false, &mut cache);
     assert_eq!(d.chosen.unwrap().0.name, "zen4");
     assert_eq!(d.modules[0].verdict, "passed over");
 
     let pinned = [cand("amx", 1000)];
-    let d = decide(
-        &inputs(&pinned, &needed, true),
-        &mut cache,
-        &hash,
-        Some(&run),
-    );
+    let d = probe.decide(&pinned, &needed, true, &mut cache);
     assert_eq!(d.chosen.unwrap().0.name, "amx");
     assert!(d.modules[0].cached, "features come from the cache too");
 }
@@ -277,16 +255,11 @@ fn nothing_passing_means_no_module() {
     let candidates = [cand("crashy", 900)];
     let needed = names(&["q8_0"]);
     let probe = FakeProbe::new();
-    let run = |c: &Candidate, t: &[String]| probe.run(c, t);
     let mut cache = VerdictFile::empty();
-    let d = decide(
-        &inputs(&candidates, &needed, false),
-        &mut cache,
-        &hash,
-        Some(&run),
-    );
+    let d = probe.decide(&candidates, &needed, false, &mut cache);
     assert!(d.chosen.is_none());
     assert_eq!(d.modules.len(), 1);
+    let run = |c: &Candidate, t: &[String]| probe.run(c, t);
     let unreadable = |_: &Path| -> std::io::Result<String> { Err(std::io::Error::other("gone")) };
     let d = decide(
         &inputs(&candidates, &needed, false),
