@@ -21,15 +21,16 @@ use std::path::Path;
 
 use llama_cpp_sys_2 as sys;
 
+use reference::{compare, matmul, pseudo_random};
+
+mod reference;
+
 /// Weight matrix shape: K inputs (a multiple of every block size, and of
 /// AMX's alignment), N outputs (a multiple of AMX's 32).
 const K: i64 = 256;
 const N: i64 = 64;
 /// Activation rows of the batched multiplication.
 const BATCH: i64 = 40;
-/// Least cosine between computed and reference outputs (activations are
-/// quantized too, which costs well under 1%).
-const MIN_COSINE: f64 = 0.99;
 
 /// The results of one multiplication with 1 row and one with [`BATCH`].
 type Outputs = (Vec<f32>, Vec<f32>);
@@ -205,8 +206,8 @@ impl Device {
         let (quantized, reference) = weights(ty)?;
         let x1 = pseudo_random(K as usize, 2);
         let xb = pseudo_random((K * BATCH) as usize, 3);
-        let want1 = matmul(&reference, &x1);
-        let wantb = matmul(&reference, &xb);
+        let want1 = matmul(&reference, &x1, K as usize);
+        let wantb = matmul(&reference, &xb, K as usize);
         let mut tested = Vec::new();
         for (buft, name) in &self.bufts {
             let Some((got1, gotb)) = self.multiply(*buft, ty, &quantized, &x1, &xb)? else {
@@ -369,103 +370,5 @@ fn weights(ty: sys::ggml_type) -> Result<(Vec<u8>, Vec<f32>), Miss> {
         let mut reference = vec![0f32; (N * K) as usize];
         to_float(quantized.as_ptr().cast(), reference.as_mut_ptr(), N * K);
         Ok((quantized, reference))
-    }
-}
-
-/// Deterministic values in [-1, 1) (a 64-bit LCG; `seed` picks a stream).
-fn pseudo_random(len: usize, seed: u64) -> Vec<f32> {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            ((state >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-        })
-        .collect()
-}
-
-/// `x` (rows of K) times the transposed N×K `w`, in f64: row-major rows
-/// of N, ggml's layout of `mul_mat(w, x)`.
-fn matmul(w: &[f32], x: &[f32]) -> Vec<f64> {
-    let k = K as usize;
-    x.chunks_exact(k)
-        .flat_map(|row| {
-            w.chunks_exact(k).map(move |wrow| {
-                wrow.iter()
-                    .zip(row)
-                    .map(|(a, b)| f64::from(*a) * f64::from(*b))
-                    .sum::<f64>()
-            })
-        })
-        .collect()
-}
-
-/// Whether `got` is `want` up to the activations' quantization: finite,
-/// same direction (cosine) and about the same length.
-fn compare(got: &[f32], want: &[f64]) -> Result<(), String> {
-    if got.len() != want.len() {
-        return Err(format!("{} values, expected {}", got.len(), want.len()));
-    }
-    if got.iter().any(|v| !v.is_finite()) {
-        return Err("non-finite results".into());
-    }
-    let dot: f64 = got.iter().zip(want).map(|(g, w)| f64::from(*g) * w).sum();
-    let got_norm = got
-        .iter()
-        .map(|g| f64::from(*g).powi(2))
-        .sum::<f64>()
-        .sqrt();
-    let want_norm = want.iter().map(|w| w * w).sum::<f64>().sqrt();
-    if got_norm == 0.0 || want_norm == 0.0 {
-        return Err("all-zero results".into());
-    }
-    let cosine = dot / (got_norm * want_norm);
-    let ratio = got_norm / want_norm;
-    if cosine < MIN_COSINE || !(0.9..=1.1).contains(&ratio) {
-        return Err(format!("cosine {cosine:.4}, norm ratio {ratio:.3}"));
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reference_layout_is_rows_of_outputs() {
-        // w: N rows of K; x: 1 row of K (all ones) -> each output is a row sum.
-        let w: Vec<f32> = (0..N * K).map(|i| (i / K) as f32).collect();
-        let x = vec![1f32; K as usize];
-        let y = matmul(&w, &x);
-        assert_eq!(y.len(), N as usize);
-        assert!((y[3] - 3.0 * K as f64).abs() < 1e-9);
-    }
-
-    #[test]
-    fn comparison_accepts_small_noise_and_rejects_garbage() {
-        let want: Vec<f64> = (0..64).map(|i| f64::from(i) - 31.5).collect();
-        let noisy: Vec<f32> = want.iter().map(|w| (*w * 1.004 + 0.01) as f32).collect();
-        assert!(compare(&noisy, &want).is_ok());
-        let zeros = vec![0f32; 64];
-        assert!(compare(&zeros, &want).is_err());
-        let reversed: Vec<f32> = want.iter().rev().map(|w| *w as f32).collect();
-        assert!(compare(&reversed, &want).is_err());
-        let doubled: Vec<f32> = want.iter().map(|w| (*w * 2.0) as f32).collect();
-        assert!(compare(&doubled, &want).is_err());
-        let mut nan = noisy.clone();
-        nan[3] = f32::NAN;
-        assert!(compare(&nan, &want).is_err());
-    }
-
-    #[test]
-    fn pseudo_random_values_spread_over_the_range() {
-        let a = pseudo_random(1000, 7);
-        assert!(a.iter().all(|v| (-1.0..1.0).contains(v)));
-        let mean = a.iter().map(|v| f64::from(*v)).sum::<f64>() / 1000.0;
-        assert!(mean.abs() < 0.1, "{mean}");
-        let b = pseudo_random(1000, 8);
-        let apart: f32 = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).sum();
-        assert!(apart > 100.0, "seeds give different streams: {apart}");
     }
 }
