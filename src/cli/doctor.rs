@@ -1,6 +1,8 @@
 //! `kirocrew doctor`: checks the installation (incl. which llama.cpp CPU
-//! kernels load) and the data home, one line per check, exit 1 if any
-//! fails. Safe to run while the daemon runs.
+//! module computes, verified on this CPU for the configured model's
+//! weight types, and every module passed over with why) and the data home,
+//! one line per check, exit 1 if any fails. Safe to run while the daemon
+//! runs.
 
 use std::os::unix::fs::PermissionsExt;
 use std::process::ExitCode;
@@ -8,6 +10,7 @@ use std::process::ExitCode;
 use crate::home::DataHome;
 use crate::lifecycle::read_daemon_record;
 use kirocrew_actors::clock::system_clock;
+use kirocrew_actors::embedder::kernels::{self, KernelReport, Verification};
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
 struct Report {
@@ -39,8 +42,8 @@ pub struct DoctorArgs {
 /// Runs every check, or prints the backends directory.
 pub(super) fn run(home: DataHome, args: DoctorArgs) -> anyhow::Result<ExitCode> {
     if args.backends_dir {
-        let cpu = kirocrew_actors::embedder::cpu_backend().map_err(anyhow::Error::msg)?;
-        println!("{}", cpu.dir.display());
+        let dir = kernels::backends_dir().map_err(anyhow::Error::msg)?;
+        println!("{}", dir.display());
         return Ok(ExitCode::SUCCESS);
     }
     crate::telemetry::init(false, "error");
@@ -52,8 +55,14 @@ pub(super) fn run(home: DataHome, args: DoctorArgs) -> anyhow::Result<ExitCode> 
         Err(e) => report.fail("data home", format!("{e:#}")),
     }
     check_home_permissions(&report, &home);
+    let mut model = None;
     match crate::config::load(home.root(), std::env::vars()) {
         Ok(loaded) => {
+            model = Some(
+                crate::embedding::configured_model(&home, &loaded.settings)
+                    .1
+                    .path,
+            );
             report.ok(
                 "config",
                 format!(
@@ -84,12 +93,20 @@ pub(super) fn run(home: DataHome, args: DoctorArgs) -> anyhow::Result<ExitCode> 
             "not created yet (the daemon creates it on first start)",
         ),
     }
-    match kirocrew_actors::embedder::cpu_backend() {
+    // The same choice the daemon makes for the configured model.
+    let types = model
+        .filter(|m| m.is_file())
+        .map(|m| kernels::model_types(&m))
+        .unwrap_or_default();
+    match kernels::cpu_backend_for(&types) {
         Ok(cpu) => report.ok(
             "llama.cpp",
             format!("CPU backend from {} ({})", cpu.dir.display(), cpu.kernels()),
         ),
         Err(e) => report.fail("llama.cpp", e),
+    }
+    if let Some(choice) = kernels::report() {
+        report_cpu_module(&report, &choice);
     }
     let db = home.memory_db();
     let db_result = actix_rt::System::new().block_on(async {
@@ -155,6 +172,46 @@ fn check_home_permissions(report: &Report, home: &DataHome) {
             );
         }
         Err(e) => report.warn("permissions", format!("cannot check: {e:#}")),
+    }
+}
+
+/// One line per module passed over, then the module computing.
+fn report_cpu_module(report: &Report, choice: &KernelReport) {
+    let cached = |yes: bool| if yes { " (cached verdict)" } else { "" };
+    let passed_over = choice
+        .candidates
+        .iter()
+        .filter(|m| choice.module.as_deref() != Some(m.module.as_str()));
+    for m in passed_over {
+        let detail = m.detail.as_deref().unwrap_or("");
+        report.warn(
+            "cpu module",
+            format!("{} {}: {detail}{}", m.module, m.verdict, cached(m.cached)),
+        );
+    }
+    let Some(module) = &choice.module else {
+        return;
+    };
+    let pinned = if choice.pinned {
+        format!(", pinned by {}", kernels::PIN_ENV)
+    } else {
+        String::new()
+    };
+    let from_cache = choice
+        .candidates
+        .iter()
+        .find(|m| &m.module == module)
+        .is_some_and(|m| m.cached);
+    match choice.verification {
+        Some(Verification::Verified) => report.ok(
+            "cpu module",
+            format!(
+                "{module}, verified on this CPU for {}{pinned}{}",
+                choice.types.join(" "),
+                cached(from_cache)
+            ),
+        ),
+        _ => report.warn("cpu module", format!("{module}, not verified{pinned}")),
     }
 }
 

@@ -54,6 +54,21 @@ pub enum Command {
     /// Measure performance.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Verify one llama.cpp CPU module on this CPU (kirocrew runs this as a
+    /// child process before computing with a module; not for people).
+    #[command(name = "probe-cpu-module", hide = true)]
+    ProbeCpuModule(ProbeArgs),
+}
+
+/// `kirocrew probe-cpu-module` arguments.
+#[derive(Debug, clap::Args)]
+pub struct ProbeArgs {
+    /// The module file to load (exactly this one).
+    #[arg(long)]
+    pub module: PathBuf,
+    /// ggml weight types to multiply (`q8_0,f16`).
+    #[arg(long, value_delimiter = ',')]
+    pub types: Vec<String>,
 }
 
 /// Parses the process arguments and runs the command.
@@ -69,7 +84,18 @@ pub fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    if let Command::ProbeCpuModule(args) = &cli.command {
+        // A child of ours: nothing but the probe (no data home, no logs).
+        let code = kirocrew_actors::embedder::kernels::run_probe(&args.module, &args.types);
+        return Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)));
+    }
     let home = DataHome::resolve(cli.home)?;
+    // Every command that may compute embeddings verifies its CPU kernels.
+    let kernels = crate::embedding::kernels::install(&home);
+    if matches!(cli.command, Command::Serve(_)) {
+        // A wrong pin is a configuration error: refuse to start.
+        kirocrew_actors::embedder::kernels::check_pin(&kernels).map_err(anyhow::Error::msg)?;
+    }
     match cli.command {
         Command::Serve(args) => serve::run(home, args),
         Command::Memory(cmd) => memory::run(home, cmd),
@@ -77,6 +103,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Doctor(args) => doctor::run(home, args),
         Command::Learn(cmd) => learn::run(home, cmd),
         Command::Bench(cmd) => bench::run(cmd),
+        Command::ProbeCpuModule(_) => Ok(ExitCode::SUCCESS),
     }
 }
 

@@ -10,6 +10,7 @@
 //! until the model is resident, then picks vectors up without a restart.
 
 mod apply;
+pub mod kernels;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -87,22 +88,30 @@ pub fn choose_model(
     }
 }
 
+/// The model source and the file the configuration serves (env, config,
+/// download target), as the daemon resolves them.
+pub fn configured_model(home: &DataHome, settings: &Settings) -> (ModelSource, ModelChoice) {
+    let source = ModelSource::from_env(
+        &settings.memory.embed_model_url,
+        &settings.memory.embed_model_sha256,
+    );
+    let default_path = home.root().join("models").join(&source.file_name);
+    let env_path = std::env::var(MODEL_PATH_ENV).ok();
+    let choice = choose_model(
+        env_path.as_deref(),
+        &settings.memory.embed_model_path,
+        &default_path,
+    );
+    (source, choice)
+}
+
 impl EmbeddingRuntime {
     /// Starts the embedder and download manager and attaches them to
     /// `store`. Loads nothing and downloads nothing yet (see [`Self::boot`]).
     pub fn start(home: &DataHome, settings: &Settings, store: VectorStoreHandle) -> Self {
-        let source = ModelSource::from_env(
-            &settings.memory.embed_model_url,
-            &settings.memory.embed_model_sha256,
-        );
+        let (source, choice) = configured_model(home, settings);
         let models_dir = home.root().join("models");
         let default_path = models_dir.join(&source.file_name);
-        let env_path = std::env::var(MODEL_PATH_ENV).ok();
-        let choice = choose_model(
-            env_path.as_deref(),
-            &settings.memory.embed_model_path,
-            &default_path,
-        );
         let mut llama = LlamaConfig::new(choice.path.clone());
         llama.n_threads = settings.memory.embed_threads as i32;
         llama.workers = settings.memory.embed_workers as usize;
@@ -211,7 +220,9 @@ impl EmbeddingRuntime {
         let download = self.download.status().await.ok();
         let reembed = self.store.reembed_status().await.unwrap_or_default();
         let path = self.serving_path().await;
-        EmbeddingStatus::assemble(embedder, download, reembed, path.exists())
+        let mut status = EmbeddingStatus::assemble(embedder, download, reembed, path.exists());
+        status.cpu_module = kirocrew_actors::embedder::kernels::report();
+        status
     }
 
     /// Closes the embedder (shutdown).
@@ -256,6 +267,10 @@ pub struct EmbeddingStatus {
     /// The llama.cpp CPU kernels in use (features of the module picked
     /// for this processor), once loaded.
     pub cpu_kernels: Option<String>,
+    /// The llama.cpp CPU module choice: the module, whether it was
+    /// verified on this CPU, each candidate's verdict and why the best one
+    /// was passed over, if it was (`None` until kernels were needed).
+    pub cpu_module: Option<kirocrew_actors::embedder::kernels::KernelReport>,
     /// The latest download or load error.
     pub error: Option<String>,
     /// Whether the dashboard should offer Retry.
@@ -316,6 +331,7 @@ impl EmbeddingStatus {
             model_state,
             model_weights: backend.and_then(|b| b.weights),
             cpu_kernels: backend.and_then(|b| b.kernels.clone()),
+            cpu_module: None,
             can_retry: setup_step == "error",
             error,
             reembed,

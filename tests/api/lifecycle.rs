@@ -69,14 +69,14 @@ pub(crate) fn log_of(home: &Path) -> String {
 }
 
 impl Daemon {
-    fn put(&self, body: Value) -> reqwest::RequestBuilder {
+    pub(crate) fn put(&self, body: Value) -> reqwest::RequestBuilder {
         self.client
             .put(format!("{}/api/memory/semantic", self.base))
             .bearer_auth(&self.token)
             .json(&body)
     }
 
-    async fn get_json(&self, path: &str) -> Value {
+    pub(crate) async fn get_json(&self, path: &str) -> Value {
         self.client
             .get(format!("{}{path}", self.base))
             .bearer_auth(&self.token)

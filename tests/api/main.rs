@@ -5,6 +5,7 @@
 mod auth;
 mod cli;
 mod config;
+mod cpu_modules;
 mod embeddings;
 mod episodic;
 mod errors;

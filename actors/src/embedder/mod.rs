@@ -31,6 +31,7 @@ pub use backend::{
 };
 pub use cache::{CacheStats, CACHE_CAPACITY};
 pub use handle::EmbedderHandle;
+pub use llama::kernels;
 pub use llama::{
     bf16_kernels, cpu_backend, model_id_for, CpuBackend, LlamaConfig, LlamaCppBackend, Weights,
     BACKENDS_DIR_ENV, LOAD_COOLDOWN,

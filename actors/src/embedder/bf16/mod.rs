@@ -69,6 +69,17 @@ struct F16Tensor {
 struct Header {
     file_type_pos: Option<u64>,
     f16: Vec<F16Tensor>,
+    /// ggml type ids of the matrices (tensors of 2+ dimensions), sorted.
+    matrix_types: Vec<u32>,
+}
+
+/// The ggml type ids of a GGUF's weight matrices (tensors of two or more
+/// dimensions), sorted and without repeats: what the CPU kernels must be
+/// able to multiply (`llama/kernels`).
+pub fn matrix_types(path: &Path) -> io::Result<Vec<u32>> {
+    let mut input = File::open(path)?;
+    let file_len = input.metadata()?.len();
+    Ok(parse(&mut BufReader::new(&mut input), file_len)?.matrix_types)
 }
 
 /// Writes to `out` the BF16 copy of the GGUF at `src`. Returns `None`
@@ -256,6 +267,7 @@ fn parse<R: Read + Seek>(reader: R, len: u64) -> io::Result<Header> {
     }
     // (type position, relative offset, byte length) of each F16 tensor.
     let mut found = Vec::new();
+    let mut matrix_types = std::collections::BTreeSet::new();
     for _ in 0..n_tensors {
         c.string()?;
         let n_dims = c.u32()?;
@@ -271,6 +283,9 @@ fn parse<R: Read + Seek>(reader: R, len: u64) -> io::Result<Header> {
         let type_pos = c.pos;
         let ty = c.u32()?;
         let offset = c.u64()?;
+        if n_dims >= 2 {
+            matrix_types.insert(ty);
+        }
         if ty == GGML_TYPE_F16 {
             let bytes = elems
                 .checked_mul(2)
@@ -294,7 +309,11 @@ fn parse<R: Read + Seek>(reader: R, len: u64) -> io::Result<Header> {
             })
         })
         .collect::<io::Result<Vec<_>>>()?;
-    Ok(Header { file_type_pos, f16 })
+    Ok(Header {
+        file_type_pos,
+        f16,
+        matrix_types: matrix_types.into_iter().collect(),
+    })
 }
 
 /// F16 bits → BF16 bits for every F16 value: exact F16 → F32, then F32 →

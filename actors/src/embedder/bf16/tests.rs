@@ -128,3 +128,14 @@ fn half_to_single_is_exact() {
     assert_eq!(f16_to_f32(0xfbff), -65504.0);
     assert_eq!(f16_to_f32(0x8000).to_bits(), (-0.0f32).to_bits());
 }
+
+#[test]
+fn matrix_types_skip_vectors() {
+    // The sample has a 1-D F32 norm and a 2-D F16 matrix.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.gguf");
+    std::fs::write(&path, sample(&[0x3c00, 0x3c00])).unwrap();
+    assert_eq!(matrix_types(&path).unwrap(), [GGML_TYPE_F16]);
+    std::fs::write(&path, b"GGML not gguf").unwrap();
+    assert!(matrix_types(&path).is_err());
+}

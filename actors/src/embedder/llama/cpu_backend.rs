@@ -20,22 +20,28 @@
 //! 3. `<exe dir>/../lib/kirocrew` (`make install-service`);
 //! 4. the build's own output directory (`make run`, `cargo test`).
 //!
-//! An explicit directory is always passed to ggml: its default search also
-//! tries the current directory, and loading code from wherever the daemon
-//! happens to be started is not something a service should do.
+//! ggml is never asked to search: its default search also tries the
+//! current directory, and loading code from wherever the daemon happens to
+//! be started is not something a service should do. Which module of the
+//! directory computes is decided in `kernels/` (ggml's ranking, verified in
+//! a child process); this file loads the one chosen, by its path.
 
 use std::ffi::{CStr, CString, OsString};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 /// Environment variable naming the directory of the CPU backend modules.
 pub const BACKENDS_DIR_ENV: &str = "KIROCREW_GGML_BACKENDS_DIR";
 
-/// The CPU backend ggml picked for this process.
+/// The CPU backend module this process computes with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CpuBackend {
-    /// Where its module was loaded from.
+    /// The directory the modules are in.
     pub dir: PathBuf,
+    /// The module file loaded.
+    pub module: PathBuf,
+    /// Its variant name (`zen4`, `haswell`, …).
+    pub name: String,
     /// Instruction-set features the loaded variant was built with and the
     /// CPU has (ggml's names: `AVX2`, `AVX512`, `AVX512_BF16`, …).
     pub features: Vec<String>,
@@ -54,28 +60,21 @@ impl CpuBackend {
     }
 }
 
-/// Loads the best CPU backend module once per process and reports it.
-/// Later calls return the first outcome: ggml's registry cannot unload.
-pub fn cpu_backend() -> Result<&'static CpuBackend, String> {
-    static LOADED: OnceLock<Result<CpuBackend, String>> = OnceLock::new();
-    LOADED
-        .get_or_init(|| {
-            let exe = std::env::current_exe().ok();
-            let dir = find_backends_dir(
-                std::env::var_os(BACKENDS_DIR_ENV),
-                exe.as_deref(),
-                llama_cpp_sys_2::BACKENDS_DIR,
-            )?;
-            load_from(&dir)
-        })
-        .as_ref()
-        .map_err(Clone::clone)
-}
-
 /// Whether the CPU backend in use has AVX512-BF16 kernels (false when no
 /// backend could be loaded: nothing will run then anyway).
 pub fn bf16_kernels() -> bool {
-    cpu_backend().is_ok_and(CpuBackend::has_bf16_kernels)
+    super::kernels::cpu_backend().is_ok_and(CpuBackend::has_bf16_kernels)
+}
+
+/// The directory of the CPU backend modules (see the module docs for the
+/// search order). Only looks: loads nothing.
+pub fn backends_dir() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().ok();
+    find_backends_dir(
+        std::env::var_os(BACKENDS_DIR_ENV),
+        exe.as_deref(),
+        llama_cpp_sys_2::BACKENDS_DIR,
+    )
 }
 
 /// Picks the modules' directory (see the module docs for the order).
@@ -138,30 +137,31 @@ fn has_cpu_module(dir: &Path) -> bool {
     })
 }
 
-/// Has ggml load the best module of every backend family in `dir`, then
-/// reads the CPU one's features.
-fn load_from(dir: &Path) -> Result<CpuBackend, String> {
-    let path = dir
-        .to_str()
-        .and_then(|s| CString::new(s).ok())
-        .ok_or_else(|| format!("{}: not a usable directory name", dir.display()))?;
+/// Has ggml load exactly `module` (one of `dir`'s, named `name`) into
+/// this process and reads its features. ggml's registry cannot unload, so
+/// this happens once per process (see `kernels/`).
+pub(super) fn load_module(dir: &Path, name: &str, module: &Path) -> Result<CpuBackend, String> {
+    let path = CString::new(module.as_os_str().as_bytes())
+        .map_err(|_| format!("{}: not a usable file name", module.display()))?;
     // ggml would print a line per module to stderr; the caller logs the
     // outcome (and llama-cpp-2 silences ggml for good once it starts).
     // SAFETY: `quiet` matches `ggml_log_callback` and ignores its input;
     // the path is a valid NUL-terminated string that ggml copies.
-    unsafe {
+    let reg = unsafe {
         llama_cpp_sys_2::ggml_log_set(Some(quiet), std::ptr::null_mut());
-        llama_cpp_sys_2::ggml_backend_load_all_from_path(path.as_ptr());
+        llama_cpp_sys_2::ggml_backend_load(path.as_ptr())
+    };
+    if reg.is_null() {
+        return Err(format!(
+            "{}: ggml could not load this CPU backend module",
+            module.display()
+        ));
     }
-    let features = cpu_features().ok_or_else(|| {
-        format!(
-            "{}: no llama.cpp CPU backend module there runs on this processor",
-            dir.display()
-        )
-    })?;
     Ok(CpuBackend {
         dir: dir.to_path_buf(),
-        features,
+        module: module.to_path_buf(),
+        name: name.to_owned(),
+        features: reg_features(reg),
     })
 }
 
@@ -173,29 +173,24 @@ unsafe extern "C" fn quiet(
 ) {
 }
 
-/// The registered CPU backend's enabled features, or `None` when no CPU
-/// backend is registered.
-fn cpu_features() -> Option<Vec<String>> {
+/// The enabled features of a loaded backend module's registration.
+pub(super) fn reg_features(reg: llama_cpp_sys_2::ggml_backend_reg_t) -> Vec<String> {
     type GetFeatures = unsafe extern "C" fn(
         llama_cpp_sys_2::ggml_backend_reg_t,
     ) -> *mut llama_cpp_sys_2::ggml_backend_feature;
 
-    // SAFETY: ggml's registry API: the name is a static C string, the
-    // returned handles live as long as the process (modules are never
-    // unloaded), and "ggml_backend_get_features" has the signature
+    // SAFETY: ggml's registry API: `reg` comes from ggml_backend_load and
+    // lives as long as the process (modules are never unloaded), and
+    // "ggml_backend_get_features" has the signature
     // `ggml_backend_get_features_t` (ggml-backend.h). The feature array is
     // a static vector ending with a NULL name.
     unsafe {
-        let reg = llama_cpp_sys_2::ggml_backend_reg_by_name(c"CPU".as_ptr());
-        if reg.is_null() {
-            return None;
-        }
         let proc = llama_cpp_sys_2::ggml_backend_reg_get_proc_address(
             reg,
             c"ggml_backend_get_features".as_ptr(),
         );
         if proc.is_null() {
-            return Some(Vec::new());
+            return Vec::new();
         }
         let get: GetFeatures = std::mem::transmute(proc);
         let mut features = Vec::new();
@@ -212,7 +207,7 @@ fn cpu_features() -> Option<Vec<String>> {
             }
             item = item.add(1);
         }
-        Some(features)
+        features
     }
 }
 
@@ -283,7 +278,7 @@ mod tests {
 
     #[test]
     fn the_build_has_a_cpu_backend_for_this_machine() {
-        let backend = cpu_backend().expect("a CPU backend module loads");
+        let backend = super::super::kernels::cpu_backend().expect("a CPU backend module loads");
         assert!(!backend.features.is_empty(), "{backend:?}");
     }
 }

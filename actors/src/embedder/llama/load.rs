@@ -23,6 +23,10 @@ pub(super) fn load(config: &LlamaConfig) -> Result<Loaded, String> {
     if !meta.is_file() {
         return Err(format!("{} is not a file", config.path.display()));
     }
+    // The CPU kernels must be proven for this model's weight types before
+    // anything computes with them (see `kernels/`).
+    let types = super::kernels::model_types(&config.path);
+    super::kernels::cpu_backend_for(&types).map_err(|e| format!("llama.cpp backend: {e}"))?;
     let backend = llama_backend().map_err(|e| e.to_string())?;
     let (model, weights) = open_model(backend, config)?;
     let arch = model

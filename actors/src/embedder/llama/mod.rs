@@ -33,8 +33,10 @@
 //! `max_tokens`).
 //!
 //! ## Kernels
-//! ggml's CPU backend is a module chosen at run time for the processor
-//! (`cpu_backend.rs`), loaded once before the llama.cpp backend starts.
+//! ggml's CPU backend is a module chosen at run time for the processor and
+//! verified on it in a child process before this one computes with it
+//! (`kernels/`), loaded once before the llama.cpp backend starts. A
+//! model's weight types are verified before the model loads.
 //!
 //! ## Weights
 //! An F16 model is computed in BF16 when that CPU backend has
@@ -63,10 +65,12 @@ use super::pack::split_by_weight;
 use super::profile::EmbeddingProfile;
 
 mod cpu_backend;
+pub mod kernels;
 mod load;
 mod worker;
 
-pub use cpu_backend::{bf16_kernels, cpu_backend, CpuBackend, BACKENDS_DIR_ENV};
+pub use cpu_backend::{bf16_kernels, CpuBackend, BACKENDS_DIR_ENV};
+pub use kernels::cpu_backend;
 
 use load::load;
 
