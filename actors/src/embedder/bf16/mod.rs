@@ -76,7 +76,7 @@ struct Header {
 /// The ggml type ids of a GGUF's weight matrices (tensors of two or more
 /// dimensions), sorted and without repeats: what the CPU kernels must be
 /// able to multiply (`llama/kernels`).
-pub fn matrix_types(path: &Path) -> io::Result<Vec<u32>> {
+pub(super) fn matrix_types(path: &Path) -> io::Result<Vec<u32>> {
     let mut input = File::open(path)?;
     let file_len = input.metadata()?.len();
     Ok(parse(&mut BufReader::new(&mut input), file_len)?.matrix_types)

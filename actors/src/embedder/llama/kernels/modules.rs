@@ -15,7 +15,7 @@ use super::KernelError;
 
 /// One `libggml-cpu-<name>` module that can run on this CPU.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Candidate {
+pub(super) struct Candidate {
     /// The variant (`icelake`): the file name without prefix and suffix.
     pub name: String,
     /// The module file.
@@ -38,7 +38,7 @@ pub fn variant_of(file_name: &str) -> Option<&str> {
 }
 
 /// The module files of `dir` as (variant, path), sorted by variant.
-pub fn list(dir: &Path) -> Vec<(String, PathBuf)> {
+pub(super) fn list(dir: &Path) -> Vec<(String, PathBuf)> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -56,7 +56,7 @@ pub fn list(dir: &Path) -> Vec<(String, PathBuf)> {
 
 /// ggml's score of a module for this CPU, or why there is none (not a
 /// loadable library, or no `ggml_backend_score`: ggml skips those too).
-pub fn read_score(path: &Path) -> Result<i32, String> {
+pub(super) fn read_score(path: &Path) -> Result<i32, String> {
     type Score = unsafe extern "C" fn() -> std::os::raw::c_int;
     // SAFETY: this is what ggml's own `ggml_backend_load_best` does with
     // every module in-process: open it (RTLD_NOW | RTLD_LOCAL, as ggml) and
@@ -80,7 +80,7 @@ pub fn read_score(path: &Path) -> Result<i32, String> {
 /// Orders modules as ggml would prefer them: highest score first (ties by
 /// name, for a stable order); modules scoring 0 cannot run and are left
 /// out. Returns (usable, unusable names).
-pub fn rank(scored: Vec<Candidate>) -> (Vec<Candidate>, Vec<String>) {
+pub(super) fn rank(scored: Vec<Candidate>) -> (Vec<Candidate>, Vec<String>) {
     let (mut usable, unusable): (Vec<_>, Vec<_>) = scored.into_iter().partition(|c| c.score > 0);
     usable.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
     (usable, unusable.into_iter().map(|c| c.name).collect())
@@ -98,7 +98,7 @@ pub fn parse_pin(raw: &str) -> Option<String> {
 
 /// Restricts the ranked candidates to the pinned one. An unknown name, or
 /// one this CPU cannot run, is an error naming what there is.
-pub fn apply_pin(
+pub(super) fn apply_pin(
     ranked: Vec<Candidate>,
     unusable: &[String],
     pin: &str,

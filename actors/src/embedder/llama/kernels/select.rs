@@ -23,10 +23,10 @@ use super::verdicts::{TypeVerdict, VerdictFile};
 use super::{ModuleReport, Verification};
 
 /// The feature that marks ggml's AMX kernels.
-pub const AMX_FEATURE: &str = "AMX_INT8";
+pub(super) const AMX_FEATURE: &str = "AMX_INT8";
 
 /// What the decision needs besides the cache.
-pub struct Inputs<'a> {
+pub(super) struct Inputs<'a> {
     /// Candidates, best first (already restricted to a pin).
     pub candidates: &'a [Candidate],
     /// ggml type names the computation will use.
@@ -41,7 +41,7 @@ pub struct Inputs<'a> {
 
 /// The outcome.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Decision {
+pub(super) struct Decision {
     /// The winner and how sure we are of it.
     pub chosen: Option<(Candidate, Verification)>,
     /// What was found about each candidate looked at, in order.
@@ -51,12 +51,12 @@ pub struct Decision {
 }
 
 /// Probes one module for some types.
-pub type ProbeFn<'a> = &'a dyn Fn(&Candidate, &[String]) -> ProbeRun;
+pub(super) type ProbeFn<'a> = &'a dyn Fn(&Candidate, &[String]) -> ProbeRun;
 /// Hashes a module file.
-pub type HashFn<'a> = &'a dyn Fn(&Path) -> std::io::Result<String>;
+pub(super) type HashFn<'a> = &'a dyn Fn(&Path) -> std::io::Result<String>;
 
 /// Takes candidates in order until one passes (see the module docs).
-pub fn decide(
+pub(super) fn decide(
     inputs: &Inputs<'_>,
     cache: &mut VerdictFile,
     hash: HashFn<'_>,

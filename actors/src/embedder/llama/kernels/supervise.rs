@@ -27,7 +27,7 @@ const STDERR_TAIL: usize = 400;
 
 /// What running a probe established.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ProbeRun {
+pub(super) enum ProbeRun {
     /// The child ran to a verdict for every type asked for (worth caching).
     Done {
         /// Features the module reported (empty if it never loaded).
@@ -42,7 +42,7 @@ pub enum ProbeRun {
 
 /// How the child ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ending {
+pub(super) enum Ending {
     /// Exit status.
     Code(i32),
     /// Killed by this signal.
@@ -62,7 +62,12 @@ impl Ending {
 }
 
 /// Runs `command` for `module` and `types`, killing it after `timeout`.
-pub fn run(command: &ProbeCommand, module: &Path, types: &[String], timeout: Duration) -> ProbeRun {
+pub(super) fn run(
+    command: &ProbeCommand,
+    module: &Path,
+    types: &[String],
+    timeout: Duration,
+) -> ProbeRun {
     let mut cmd = std::process::Command::new(&command.program);
     cmd.args(&command.args)
         .arg("--module")
@@ -139,7 +144,7 @@ fn tail(stderr: &str) -> String {
 }
 
 /// `SIGILL` for 4 and so on; other numbers as `signal N`.
-pub fn signal_name(signal: i32) -> String {
+pub(super) fn signal_name(signal: i32) -> String {
     let name = match signal {
         4 => "SIGILL",
         5 => "SIGTRAP",
@@ -156,7 +161,7 @@ pub fn signal_name(signal: i32) -> String {
 }
 
 /// Turns the child's output and ending into verdicts (pure).
-pub fn interpret(
+pub(super) fn interpret(
     types: &[String],
     stdout: &str,
     ending: Ending,

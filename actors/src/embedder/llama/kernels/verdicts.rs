@@ -80,7 +80,7 @@ impl TypeVerdict {
 
 /// The probe results of one module file on one CPU.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Entry {
+pub(super) struct Entry {
     /// The module's file name (`libggml-cpu-zen4.so`), for people.
     pub module: String,
     /// BLAKE3 of the module file (hex).
@@ -98,7 +98,7 @@ pub struct Entry {
 
 /// The whole cache file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct VerdictFile {
+pub(super) struct VerdictFile {
     /// [`FILE_VERSION`].
     pub version: u32,
     /// One entry per (module hash, CPU).
@@ -108,7 +108,7 @@ pub struct VerdictFile {
 impl VerdictFile {
     /// Reads the cache; missing, unreadable, malformed or of another
     /// version, it is empty.
-    pub fn load(path: &Path) -> Self {
+    pub(super) fn load(path: &Path) -> Self {
         let Ok(text) = std::fs::read_to_string(path) else {
             return Self::empty();
         };
@@ -123,7 +123,7 @@ impl VerdictFile {
     }
 
     /// An empty cache of the current version.
-    pub fn empty() -> Self {
+    pub(super) fn empty() -> Self {
         Self {
             version: FILE_VERSION,
             entries: Vec::new(),
@@ -131,7 +131,7 @@ impl VerdictFile {
     }
 
     /// The entry for (module hash, CPU).
-    pub fn find(&self, blake3: &str, cpu: &str) -> Option<&Entry> {
+    pub(super) fn find(&self, blake3: &str, cpu: &str) -> Option<&Entry> {
         self.entries
             .iter()
             .find(|e| e.blake3 == blake3 && e.cpu == cpu)
@@ -139,7 +139,7 @@ impl VerdictFile {
 
     /// Merges probe results into the entry for (module hash, CPU),
     /// creating it if needed; newer results replace older ones per type.
-    pub fn record(
+    pub(super) fn record(
         &mut self,
         module: &str,
         blake3: &str,
@@ -179,7 +179,7 @@ impl VerdictFile {
 
     /// Writes the cache atomically. The directory must exist: the cache
     /// never creates a data home (that has its own permissions).
-    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+    pub(super) fn save(&self, path: &Path) -> std::io::Result<()> {
         let dir = path
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
@@ -197,7 +197,7 @@ impl VerdictFile {
 }
 
 /// BLAKE3 of a file (hex).
-pub fn file_blake3(path: &Path) -> std::io::Result<String> {
+pub(super) fn file_blake3(path: &Path) -> std::io::Result<String> {
     let mut hasher = blake3::Hasher::new();
     hasher.update_reader(std::fs::File::open(path)?)?;
     Ok(hasher.finalize().to_hex().to_string())
