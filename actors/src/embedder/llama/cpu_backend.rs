@@ -60,12 +60,6 @@ impl CpuBackend {
     }
 }
 
-/// Whether the CPU backend in use has AVX512-BF16 kernels (false when no
-/// backend could be loaded: nothing will run then anyway).
-pub fn bf16_kernels() -> bool {
-    super::kernels::cpu_backend().is_ok_and(CpuBackend::has_bf16_kernels)
-}
-
 /// The directory of the CPU backend modules (see the module docs for the
 /// search order). Only looks: loads nothing.
 pub fn backends_dir() -> Result<PathBuf, String> {

@@ -14,8 +14,8 @@ use llama_cpp_2::model::LlamaModel;
 
 use super::super::bf16;
 use super::super::profile::{detect, ModelFacts, Pooling};
+use super::config::{llama_backend, Job, LlamaConfig, Loaded, Weights};
 use super::worker::{worker, WorkerSettings};
-use super::{llama_backend, Job, LlamaConfig, Loaded, Weights};
 
 pub(super) fn load(config: &LlamaConfig) -> Result<Loaded, String> {
     let meta =
@@ -98,7 +98,7 @@ fn open_model(
 ) -> Result<(LlamaModel, &'static str), String> {
     let params = LlamaModelParams::default();
     let bf16 = match config.weights {
-        Weights::Auto => super::cpu_backend::bf16_kernels(),
+        Weights::Auto => super::kernels::bf16_kernels(),
         Weights::Bf16 => true,
         Weights::Stored => false,
     };

@@ -50,126 +50,29 @@
 //! keeping the final special token ([SEP]/EOS) when the tokenizer adds one,
 //! which is what sentence-transformers does.
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use llama_cpp_2::llama_backend::LlamaBackend;
-use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::token::LlamaToken;
 
 use super::backend::{BackendStatus, EmbedError, EmbedKind, EmbeddingBackend};
 use super::pack::split_by_weight;
-use super::profile::EmbeddingProfile;
 
+mod config;
 mod cpu_backend;
 pub mod kernels;
 mod load;
 mod worker;
 
-pub use cpu_backend::{bf16_kernels, CpuBackend, BACKENDS_DIR_ENV};
-pub use kernels::cpu_backend;
+pub use config::{model_id_for, LlamaConfig, Weights, LOAD_COOLDOWN};
+pub use cpu_backend::{CpuBackend, BACKENDS_DIR_ENV};
+pub use kernels::{bf16_kernels, cpu_backend};
+
+use config::{Job, Loaded};
 
 use load::load;
-
-/// Wait after a failed load before trying again.
-pub const LOAD_COOLDOWN: Duration = Duration::from_secs(300);
-
-/// Most sequences one decode call carries.
-const MAX_SEQS_PER_DECODE: usize = 64;
-
-/// Which weights llama.cpp computes with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Weights {
-    /// BF16 for an F16 file when the build has AVX512-BF16 kernels,
-    /// otherwise the file as stored.
-    #[default]
-    Auto,
-    /// The file as stored.
-    Stored,
-    /// BF16 for an F16 file even without the kernels (slower; for tests).
-    Bf16,
-}
-
-/// Tunables of the llama.cpp backend.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LlamaConfig {
-    /// The GGUF file.
-    pub path: PathBuf,
-    /// llama.cpp threads per context (1 cannot collapse under load).
-    pub n_threads: i32,
-    /// Worker contexts; a batch is spread over them.
-    pub workers: usize,
-    /// Token budget of one decode call when packing a batch.
-    pub batch_tokens: usize,
-    /// Which weights to compute with.
-    pub weights: Weights,
-    /// Forced profile name, or empty to detect.
-    pub profile: String,
-    /// Wait after a failed load.
-    pub cooldown: Duration,
-}
-
-impl LlamaConfig {
-    /// Defaults for `path`: 1 thread, 1 worker, 256-token decodes, BF16
-    /// when it pays.
-    pub fn new(path: PathBuf) -> Self {
-        Self {
-            path,
-            n_threads: 1,
-            workers: 1,
-            batch_tokens: 256,
-            weights: Weights::Auto,
-            profile: String::new(),
-            cooldown: LOAD_COOLDOWN,
-        }
-    }
-}
-
-/// llama.cpp's process-wide backend: initialized once, never dropped
-/// (`llama_backend_free` would pull the rug from every model).
-fn llama_backend() -> Result<&'static LlamaBackend, EmbedError> {
-    static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
-    BACKEND
-        .get_or_init(|| {
-            // The CPU kernels are a loadable module picked for this
-            // processor; without one nothing can run.
-            let cpu = cpu_backend()?;
-            tracing::info!(dir = %cpu.dir.display(), features = %cpu.kernels(), "llama.cpp CPU backend loaded");
-            let mut backend = LlamaBackend::init().map_err(|e| e.to_string())?;
-            // llama.cpp prints every tensor on load; our own logs say what matters.
-            backend.void_logs();
-            Ok(backend)
-        })
-        .as_ref()
-        .map_err(|e| EmbedError::Load(format!("llama.cpp backend: {e}")))
-}
-
-/// Model id for a GGUF path: its file stem (quantizations differ slightly,
-/// so each file is its own vector space).
-pub fn model_id_for(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().to_lowercase())
-        .unwrap_or_else(|| "embedding-model".to_owned())
-}
-
-struct Job {
-    seqs: Vec<Vec<LlamaToken>>,
-    reply: mpsc::Sender<Result<Vec<Vec<f32>>, EmbedError>>,
-}
-
-struct Loaded {
-    model: Arc<LlamaModel>,
-    /// `stored` or `bf16_from_f16`.
-    weights: &'static str,
-    dim: usize,
-    profile: EmbeddingProfile,
-    trailing_special: bool,
-    workers: Vec<mpsc::Sender<Job>>,
-    next_worker: AtomicUsize,
-}
 
 enum State {
     Idle,

@@ -15,7 +15,7 @@ use super::super::backend::EmbedError;
 use super::super::pack::pack;
 use super::super::profile::Pooling;
 use super::super::vector::l2_normalize;
-use super::{Job, MAX_SEQS_PER_DECODE};
+use super::config::{Job, MAX_SEQS_PER_DECODE};
 
 #[derive(Clone, Copy)]
 pub(super) struct WorkerSettings {

@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::KernelError;
+use super::types::{KernelError, KernelSettings, ProbeCommand, PIN_ENV, PROBE_TIMEOUT};
 
 /// One `libggml-cpu-<name>` module that can run on this CPU.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +94,20 @@ pub fn parse_pin(raw: &str) -> Option<String> {
         return None;
     }
     Some(variant_of(raw).unwrap_or(raw).to_owned())
+}
+
+// Beside the pin parsing it uses (the settings type itself is plain data
+// in `types.rs`).
+impl KernelSettings {
+    /// Settings with the pin read from [`PIN_ENV`].
+    pub fn from_env(probe: Option<ProbeCommand>, verdicts: Option<PathBuf>) -> Self {
+        Self {
+            probe,
+            verdicts,
+            pin: std::env::var(PIN_ENV).ok().as_deref().and_then(parse_pin),
+            timeout: PROBE_TIMEOUT,
+        }
+    }
 }
 
 /// Restricts the ranked candidates to the pinned one. An unknown name, or

@@ -19,8 +19,8 @@ use std::path::Path;
 
 use super::modules::Candidate;
 use super::supervise::ProbeRun;
+use super::types::{ModuleReport, Verification};
 use super::verdicts::{TypeVerdict, VerdictFile};
-use super::{ModuleReport, Verification};
 
 /// The feature that marks ggml's AMX kernels.
 pub(super) const AMX_FEATURE: &str = "AMX_INT8";

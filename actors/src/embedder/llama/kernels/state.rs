@@ -14,8 +14,10 @@ use super::super::cpu_backend::{backends_dir, load_module, CpuBackend};
 use super::modules::{self, Candidate};
 use super::select::{self, Inputs};
 use super::supervise::{self, ProbeRun};
+use super::types::{
+    KernelError, KernelReport, KernelSettings, ModuleReport, BASELINE_TYPES, PIN_ENV,
+};
 use super::verdicts::{self, VerdictFile};
-use super::{KernelError, KernelReport, KernelSettings, ModuleReport, BASELINE_TYPES, PIN_ENV};
 
 struct Chosen {
     outcome: Result<&'static CpuBackend, KernelError>,
@@ -339,6 +341,12 @@ fn log_choice(report: &KernelReport) {
         }
         (None, None) => {}
     }
+}
+
+/// Whether the CPU module in use has AVX512-BF16 kernels (false when no
+/// module could be loaded: nothing will run then anyway).
+pub fn bf16_kernels() -> bool {
+    cpu_backend().is_ok_and(CpuBackend::has_bf16_kernels)
 }
 
 #[cfg(test)]

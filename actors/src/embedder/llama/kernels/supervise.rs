@@ -17,8 +17,8 @@ use std::path::Path;
 use std::process::{Child, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+use super::types::ProbeCommand;
 use super::verdicts::TypeVerdict;
-use super::ProbeCommand;
 
 /// How often the parent looks whether the child ended.
 const POLL: Duration = Duration::from_millis(10);
