@@ -478,3 +478,40 @@ async fn a_superseded_semantic_value_retires_episodic_rows_that_quote_it() {
         .unwrap();
     assert!(hits.iter().all(|h| h.entry.id != quoting));
 }
+
+/// Issue 10 (4): an import stores rows without vectors and then starts
+/// the embedding sweep, so imported rows get vectors without a restart.
+#[actix_rt::test]
+async fn an_import_starts_the_embedding_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(store) = with_model(open(&dir, 100).await).await else {
+        return;
+    };
+    let doc = serde_json::json!({
+        "format": "kirocrew-memory-export",
+        "version": 2,
+        "semantic": [{"key": "pref.city", "value": "Lisbon"}],
+        "episodic": [{
+            "text": "We planned a trip to Lisbon in May with Ana.",
+            "tags": ["travel"],
+            "importance": 0.6,
+            "created_at": "2026-05-01T10:00:00Z"
+        }]
+    });
+    let report = store.import(doc).await.unwrap();
+    assert_eq!(report.imported, 2, "{report:?}");
+    let mut missing = u64::MAX;
+    for _ in 0..300 {
+        missing = store.count_missing_vectors().await.unwrap();
+        if missing == 0 {
+            break;
+        }
+        actix_rt::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(missing, 0, "the sweep gave the imported rows vectors");
+    let hits = store
+        .search_episodic(EpisodicQuery::new("holiday in Portugal", 3))
+        .await
+        .unwrap();
+    assert!(hits[0].cosine.is_some(), "{hits:?}");
+}
