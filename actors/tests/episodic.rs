@@ -477,6 +477,22 @@ async fn a_superseded_semantic_value_retires_episodic_rows_that_quote_it() {
         .await
         .unwrap();
     assert!(hits.iter().all(|h| h.entry.id != quoting));
+    // A retirement can be undone: the row is active and searchable again,
+    // with a `restore` event; restoring it twice is not found.
+    store.restore_episodic(quoting, "test").await.unwrap();
+    assert_eq!(store.list_episodic(0, 10).await.unwrap().1, 2);
+    let hits = store
+        .search_episodic(EpisodicQuery::new("vim", 10))
+        .await
+        .unwrap();
+    assert!(hits.iter().any(|h| h.entry.id == quoting), "{hits:?}");
+    let events = store.list_events(1).await.unwrap();
+    assert_eq!(events[0].event_type, "restore");
+    assert_eq!(events[0].key, quoting.to_string());
+    assert!(matches!(
+        store.restore_episodic(quoting, "test").await,
+        Err(VectorStoreError::EpisodeNotFound(id)) if id == quoting
+    ));
 }
 
 /// Issue 10 (4): an import stores rows without vectors and then starts

@@ -7,6 +7,10 @@
 //! - `POST /api/memory/episodic` `{text, tags?, importance?}` → 201 `{"id"}`;
 //!   422 `invalid_text` / `injection_detected`, 409 `duplicate_memory`
 //! - `DELETE /api/memory/episodic/{id}` → tombstone
+//! - `POST /api/memory/episodic/{id}/restore` → 200 `{"restored": id}`: clears
+//!   a tombstone (delete, retirement, merge); 404 `not_found` when the id is
+//!   not a tombstoned row, 409 when an active row holds the same text or the
+//!   store is full
 
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
@@ -25,7 +29,8 @@ pub fn config_episodic(cfg: &mut web::ServiceConfig) {
             .route(web::post().to(create)),
     )
     .service(resource("/memory/episodic/search").route(web::get().to(search)))
-    .service(resource("/memory/episodic/{id}").route(web::delete().to(delete)));
+    .service(resource("/memory/episodic/{id}").route(web::delete().to(delete)))
+    .service(resource("/memory/episodic/{id}/restore").route(web::post().to(restore)));
 }
 
 #[derive(Debug, Deserialize)]
@@ -95,6 +100,12 @@ async fn create(
     write.importance = importance;
     let id = state.store.write_episodic(write).await?;
     Ok(HttpResponse::Created().json(json!({ "id": id })))
+}
+
+async fn restore(state: web::Data<AppState>, id: web::Path<i64>) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    state.store.restore_episodic(id, "dashboard").await?;
+    Ok(HttpResponse::Ok().json(json!({ "restored": id })))
 }
 
 async fn delete(state: web::Data<AppState>, id: web::Path<i64>) -> Result<HttpResponse, ApiError> {

@@ -170,3 +170,43 @@ async fn context_preview_serves_episodic_memory_without_a_model() {
         "{preview}"
     );
 }
+
+/// Issue 10 (2): a tombstoned fragment can be restored, with an audit
+/// event; restoring a live or unknown id is a 404.
+#[actix_web::test]
+async fn a_deleted_fragment_can_be_restored() {
+    let app = spawn_app().await;
+    let r = app
+        .request(Method::POST, "/api/memory/episodic")
+        .json(&json!({"text": "We planned a trip to Lisbon in May with Ana."}))
+        .send()
+        .await
+        .unwrap();
+    let id = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    let restore = |id: i64| {
+        app.request(Method::POST, &format!("/api/memory/episodic/{id}/restore"))
+            .send()
+    };
+    assert_error(restore(id).await.unwrap(), 404, "not_found").await;
+    let deleted = app
+        .request(Method::DELETE, &format!("/api/memory/episodic/{id}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 200);
+    assert_eq!(app.get_json("/api/memory/episodic").await["total"], 0);
+    let restored = restore(id).await.unwrap();
+    assert_eq!(restored.status(), 200);
+    assert_eq!(restored.json::<Value>().await.unwrap()["restored"], id);
+    let page = app.get_json("/api/memory/episodic").await;
+    assert_eq!(page["total"], 1, "{page}");
+    assert_eq!(page["entries"][0]["id"], id);
+    let found = app.get_json("/api/memory/episodic/search?q=lisbon").await;
+    assert_eq!(found["results"][0]["id"], id, "{found}");
+    let events = app.get_json("/api/memory/events?limit=5").await;
+    assert!(
+        events.to_string().contains("\"restore\""),
+        "a restore audit event: {events}"
+    );
+    assert_error(restore(9_999).await.unwrap(), 404, "not_found").await;
+}

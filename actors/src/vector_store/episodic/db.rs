@@ -69,6 +69,33 @@ pub(crate) async fn fetch_changed(
 }
 
 /// The active row with this content hash.
+/// A tombstoned row's text and content hash (`None` when the id is not a
+/// tombstoned row).
+pub(crate) async fn tombstoned(
+    conn: &mut SqliteConnection,
+    id: i64,
+) -> Result<Option<(String, String)>, VectorStoreError> {
+    Ok(sqlx::query_as(
+        "SELECT text, content_hash FROM episodic_memories WHERE id = ? AND is_deleted = 1",
+    )
+    .bind(id)
+    .fetch_optional(conn)
+    .await?)
+}
+
+/// Clears a row's tombstone (the change feed then hands it back to the
+/// mirror and the vector index).
+pub(crate) async fn untombstone(
+    conn: &mut SqliteConnection,
+    id: i64,
+) -> Result<(), VectorStoreError> {
+    sqlx::query("UPDATE episodic_memories SET is_deleted = 0 WHERE id = ? AND is_deleted = 1")
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 pub(crate) async fn active_by_hash(
     conn: &mut SqliteConnection,
     hash: &str,

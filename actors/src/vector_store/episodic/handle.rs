@@ -4,8 +4,8 @@
 use super::index::IndexState;
 use super::index_messages::GetEpisodicIndexState;
 use super::messages::{
-    DeleteEpisodic, HasEpisodicText, ListEpisodic, ListMissingEpisodicVectors, SearchEpisodic,
-    StoreEpisodicVectors, WriteEpisodic,
+    DeleteEpisodic, HasEpisodicText, ListEpisodic, ListMissingEpisodicVectors, RestoreEpisodic,
+    SearchEpisodic, StoreEpisodicVectors, WriteEpisodic,
 };
 use super::types::{
     render_episodic_block, EpisodicContext, EpisodicEntry, EpisodicHit, EpisodicQuery,
@@ -115,6 +115,18 @@ impl VectorStoreHandle {
 
     /// Tombstones a fragment, with a `delete` audit event (memory type
     /// `episodic`, key = row id, old value = its text) by `source`.
+    /// Clears a fragment's tombstone (a delete, a retirement after a
+    /// superseded value, or a merge is undone), with a `restore` audit
+    /// event. Refused when an active row holds the same text or the store
+    /// is full.
+    pub async fn restore_episodic(&self, id: i64, source: &str) -> Result<(), VectorStoreError> {
+        self.ask(RestoreEpisodic {
+            id,
+            source: source.to_owned(),
+        })
+        .await
+    }
+
     pub async fn delete_episodic(&self, id: i64, source: &str) -> Result<(), VectorStoreError> {
         self.ask(DeleteEpisodic {
             id,

@@ -69,6 +69,17 @@ pub(crate) struct DeleteEpisodic {
     pub source: String,
 }
 
+/// Clears a tombstone (undoes a delete, a retirement or a merge), unless an
+/// active row already holds the same text or the store is full.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(), VectorStoreError>")]
+pub(crate) struct RestoreEpisodic {
+    /// Row id.
+    pub id: i64,
+    /// Who restores it (recorded in the audit event).
+    pub source: String,
+}
+
 /// A page of fragments, newest first, with the total.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(Vec<EpisodicEntry>, i64), VectorStoreError>")]
@@ -206,6 +217,43 @@ impl Handler<SearchEpisodic> for VectorStore {
             }
             Ok(hits)
         }))
+    }
+}
+
+impl Handler<RestoreEpisodic> for VectorStore {
+    type Result = AtomicResponse<Self, Result<(), VectorStoreError>>;
+
+    fn handle(&mut self, msg: RestoreEpisodic, _: &mut Context<Self>) -> Self::Result {
+        self.atomic(move |pool, settings, now| async move {
+            let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+            let Some((text, hash)) = db::tombstoned(&mut tx, msg.id).await? else {
+                return Err(VectorStoreError::EpisodeNotFound(msg.id));
+            };
+            if let Some(id) = db::active_by_hash(&mut tx, &hash).await? {
+                return Err(VectorStoreError::DuplicateEpisode { id });
+            }
+            let max = settings.episodic_max;
+            if db::count_active(&mut tx).await? >= max {
+                return Err(VectorStoreError::EpisodicFull { max });
+            }
+            db::untombstone(&mut tx, msg.id).await?;
+            record_event(
+                &mut tx,
+                NewEvent {
+                    event_type: "restore",
+                    memory_type: "episodic",
+                    key: &msg.id.to_string(),
+                    old_value: None,
+                    new_value: Some(&text),
+                    source: &msg.source,
+                },
+                &now,
+                settings.max_events,
+            )
+            .await?;
+            tx.commit().await?;
+            Ok(())
+        })
     }
 }
 
