@@ -119,7 +119,7 @@ pub enum SearchMode {
     /// FTS5/BM25 only.
     Keyword,
     /// The default: fused BM25 + cosine relevance with episode context and
-    /// a bounded recency prior (see `episodic_rank`); it wins on LoCoMo.
+    /// a bounded recency prior (see `rank.rs`); it wins on LoCoMo.
     #[default]
     Hybrid,
 }
