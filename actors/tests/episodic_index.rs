@@ -11,68 +11,14 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use kirocrew_actors::clock::system_clock;
-use kirocrew_actors::embedder::{
-    BackendStatus, EmbedError, EmbedKind, EmbedderHandle, EmbeddingBackend, SharedBackend,
-};
 use kirocrew_actors::vector_store::episodic::{index_path, ANN_MIN_ROWS};
 use kirocrew_actors::vector_store::episodic::{EpisodicQuery, EpisodicWrite, SearchMode};
 use kirocrew_actors::vector_store::{StoreSettings, VectorStoreHandle};
 
 const DIM: usize = 64;
-
-/// Bag of words hashed into 64 buckets, L2-normalized.
-struct HashingBackend;
-
-impl EmbeddingBackend for HashingBackend {
-    fn model_id(&self) -> String {
-        "test-hashing".into()
-    }
-    fn dim(&self) -> Option<usize> {
-        Some(DIM)
-    }
-    fn is_ready(&self) -> bool {
-        true
-    }
-    fn wait_ready(&self, _: Duration) -> bool {
-        true
-    }
-    fn embed_batch(&self, texts: &[String], _: EmbedKind) -> Result<Vec<Vec<f32>>, EmbedError> {
-        Ok(texts
-            .iter()
-            .map(|t| {
-                let mut v = vec![0f32; DIM];
-                for w in t.to_lowercase().split(|c: char| !c.is_alphanumeric()) {
-                    if !w.is_empty() {
-                        let h = blake3::hash(w.as_bytes());
-                        let b = h.as_bytes();
-                        v[b[0] as usize % DIM] += 1.0;
-                        v[b[1] as usize % DIM] += 0.5;
-                    }
-                }
-                let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
-                v.iter_mut().for_each(|x| *x /= n);
-                v
-            })
-            .collect())
-    }
-    fn status(&self) -> BackendStatus {
-        BackendStatus {
-            state: "ready",
-            model_id: Some(self.model_id()),
-            dim: Some(DIM),
-            error: None,
-            path: None,
-            profile: None,
-            weights: None,
-            kernels: None,
-        }
-    }
-    fn close(&self) {}
-}
 
 async fn open(path: &std::path::Path) -> VectorStoreHandle {
     let store = common::open_db(
@@ -84,7 +30,7 @@ async fn open(path: &std::path::Path) -> VectorStoreHandle {
         system_clock(),
     )
     .await;
-    let embedder = EmbedderHandle::start(Arc::new(|| Arc::new(HashingBackend) as SharedBackend));
+    let embedder = common::hashing_embedder("test-hashing", DIM);
     store.with_ready_embedder(embedder).await.unwrap()
 }
 

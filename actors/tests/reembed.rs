@@ -7,68 +7,14 @@
 
 mod common;
 
-use std::sync::Arc;
-use std::time::Duration;
-
-use kirocrew_actors::embedder::{
-    BackendStatus, EmbedError, EmbedKind, EmbedderHandle, EmbeddingBackend, SharedBackend,
-};
 use kirocrew_actors::vector_store::episodic::EpisodicWrite;
 use kirocrew_actors::vector_store::lessons::LessonWrite;
 use kirocrew_actors::vector_store::{run_backfill, SemanticWrite, VectorStoreHandle};
 
 const DIM: usize = 16;
 
-/// Words hashed into 16 buckets, L2-normalized, under a chosen model id.
-struct Hashing(&'static str);
-
-impl EmbeddingBackend for Hashing {
-    fn model_id(&self) -> String {
-        self.0.into()
-    }
-    fn dim(&self) -> Option<usize> {
-        Some(DIM)
-    }
-    fn is_ready(&self) -> bool {
-        true
-    }
-    fn wait_ready(&self, _: Duration) -> bool {
-        true
-    }
-    fn embed_batch(&self, texts: &[String], _: EmbedKind) -> Result<Vec<Vec<f32>>, EmbedError> {
-        Ok(texts
-            .iter()
-            .map(|t| {
-                let mut v = vec![0f32; DIM];
-                for w in t.to_lowercase().split(|c: char| !c.is_alphanumeric()) {
-                    if !w.is_empty() {
-                        v[blake3::hash(w.as_bytes()).as_bytes()[0] as usize % DIM] += 1.0;
-                    }
-                }
-                let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
-                v.iter_mut().for_each(|x| *x /= n);
-                v
-            })
-            .collect())
-    }
-    fn status(&self) -> BackendStatus {
-        BackendStatus {
-            state: "ready",
-            model_id: Some(self.model_id()),
-            dim: Some(DIM),
-            error: None,
-            path: None,
-            profile: None,
-            weights: None,
-            kernels: None,
-        }
-    }
-    fn close(&self) {}
-}
-
 async fn attach(store: VectorStoreHandle, model: &'static str) -> VectorStoreHandle {
-    let embedder =
-        EmbedderHandle::start(Arc::new(move || Arc::new(Hashing(model)) as SharedBackend));
+    let embedder = common::hashing_embedder(model, DIM);
     store.with_ready_embedder(embedder).await.unwrap()
 }
 

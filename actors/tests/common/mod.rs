@@ -12,7 +12,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kirocrew_actors::clock::{system_clock, SharedClock};
-use kirocrew_actors::embedder::{EmbedderHandle, LlamaConfig, LlamaCppBackend, SharedBackend};
+use kirocrew_actors::embedder::{
+    BackendStatus, EmbedError, EmbedKind, EmbedderHandle, EmbeddingBackend, LlamaConfig,
+    LlamaCppBackend, SharedBackend,
+};
 use kirocrew_actors::vector_store::{StoreSettings, VectorStoreHandle};
 
 /// The MiniLM model the store tests embed with (small and fast).
@@ -74,4 +77,69 @@ pub(crate) async fn with_model(store: VectorStoreHandle) -> Option<VectorStoreHa
     let path = models_dir()?.join(TEST_MODEL);
     let embedder = ready_embedder(path).await;
     Some(store.with_ready_embedder(embedder).await.unwrap())
+}
+
+/// A deterministic embedding backend for tests that need many vectors or a
+/// model change without paying for real inference: each word is hashed
+/// into two of `dim` buckets (weights 1 and 0.5), then L2-normalized. The
+/// model id is a parameter, so "changing the model" is attaching another.
+pub(crate) struct HashingBackend {
+    /// The model id it reports (its vector space).
+    pub(crate) model_id: &'static str,
+    /// Vector dimension.
+    pub(crate) dim: usize,
+}
+
+impl EmbeddingBackend for HashingBackend {
+    fn model_id(&self) -> String {
+        self.model_id.into()
+    }
+    fn dim(&self) -> Option<usize> {
+        Some(self.dim)
+    }
+    fn is_ready(&self) -> bool {
+        true
+    }
+    fn wait_ready(&self, _: Duration) -> bool {
+        true
+    }
+    fn embed_batch(&self, texts: &[String], _: EmbedKind) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let mut v = vec![0f32; self.dim];
+                for w in t.to_lowercase().split(|c: char| !c.is_alphanumeric()) {
+                    if !w.is_empty() {
+                        let h = blake3::hash(w.as_bytes());
+                        let b = h.as_bytes();
+                        v[b[0] as usize % self.dim] += 1.0;
+                        v[b[1] as usize % self.dim] += 0.5;
+                    }
+                }
+                let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
+                v.iter_mut().for_each(|x| *x /= n);
+                v
+            })
+            .collect())
+    }
+    fn status(&self) -> BackendStatus {
+        BackendStatus {
+            state: "ready",
+            model_id: Some(self.model_id()),
+            dim: Some(self.dim),
+            error: None,
+            path: None,
+            profile: None,
+            weights: None,
+            kernels: None,
+        }
+    }
+    fn close(&self) {}
+}
+
+/// An embedder serving a [`HashingBackend`].
+pub(crate) fn hashing_embedder(model_id: &'static str, dim: usize) -> EmbedderHandle {
+    EmbedderHandle::start(Arc::new(move || {
+        Arc::new(HashingBackend { model_id, dim }) as SharedBackend
+    }))
 }

@@ -51,84 +51,78 @@ pub async fn run_backfill(
     outcome
 }
 
+/// The kinds of row the sweep fills, in the order it fills them.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Episodic,
+    Lessons,
+    Semantic,
+}
+
 async fn sweep(store: &VectorStoreHandle, total: u64) -> Result<u64, VectorStoreError> {
     let mut done = 0u64;
     store.record_reembed(0, total, None, None).await;
-    done += sweep_episodic(store, total).await?;
-    done += sweep_lessons(store, done, total).await?;
-    loop {
-        let rows = store.missing_vectors(BATCH).await?;
-        if rows.is_empty() {
-            return Ok(done);
+    for kind in [Kind::Episodic, Kind::Lessons, Kind::Semantic] {
+        loop {
+            let (listed, stored) = embed_batch(store, kind).await?;
+            if listed == 0 || stored == 0 {
+                // Nothing left of this kind, or every row of the batch
+                // changed under us or the space moved: go on rather than
+                // spin; the next sweep starts over.
+                break;
+            }
+            done += stored;
+            store
+                .record_reembed(done, total.max(done), None, None)
+                .await;
         }
-        let documents: Vec<String> = rows
-            .iter()
-            .map(|(key, value)| semantic_document(key, value))
-            .collect();
-        let vectors = store.embed_for_commit(documents).await?;
-        let batch: Vec<_> = rows
-            .into_iter()
-            .zip(vectors)
-            .map(|((key, value), vector)| (key, value, vector))
-            .collect();
-        let stored = store.store_vectors(batch).await?;
-        if stored == 0 {
-            // Every row of the batch changed under us or the space moved:
-            // stop rather than spin; the next sweep starts over.
-            return Ok(done);
-        }
-        done += stored;
-        store
-            .record_reembed(done, total.max(done), None, None)
-            .await;
     }
+    Ok(done)
 }
 
-/// Embeds lessons stored without a vector (written while no model was
-/// ready, imported, or cleared by a model change). `done` is the progress
-/// so far; returns the lessons embedded.
-async fn sweep_lessons(
+/// Embeds one batch of `kind` rows without a vector and stores it; returns
+/// (rows listed, vectors stored).
+async fn embed_batch(
     store: &VectorStoreHandle,
-    done: u64,
-    total: u64,
-) -> Result<u64, VectorStoreError> {
-    let mut stored_all = 0u64;
-    loop {
-        let (listed, stored) = store.embed_lesson_batch(BATCH).await?;
-        if listed == 0 || stored == 0 {
-            return Ok(stored_all);
+    kind: Kind,
+) -> Result<(usize, u64), VectorStoreError> {
+    match kind {
+        // Deferred writes, writes made before the model was ready, rows
+        // cleared by a space change.
+        Kind::Episodic => {
+            let rows = store.missing_episodic_vectors(BATCH).await?;
+            if rows.is_empty() {
+                return Ok((0, 0));
+            }
+            let texts: Vec<String> = rows.iter().map(|(_, text)| text.clone()).collect();
+            let vectors = store.embed_for_commit(texts).await?;
+            let batch: Vec<_> = rows
+                .into_iter()
+                .zip(vectors)
+                .map(|((id, text), vector)| (id, text, vector))
+                .collect();
+            let listed = batch.len();
+            Ok((listed, store.store_episodic_vectors(batch).await?))
         }
-        stored_all += stored;
-        let progress = done + stored_all;
-        store
-            .record_reembed(progress, total.max(progress), None, None)
-            .await;
-    }
-}
-
-/// Embeds fragments stored without a vector (deferred writes, writes made
-/// before the model was ready, rows cleared by a space change).
-async fn sweep_episodic(store: &VectorStoreHandle, total: u64) -> Result<u64, VectorStoreError> {
-    let mut done = 0u64;
-    loop {
-        let rows = store.missing_episodic_vectors(BATCH).await?;
-        if rows.is_empty() {
-            return Ok(done);
+        // Made from the rule text, as the lesson writer makes them.
+        Kind::Lessons => store.embed_lesson_batch(BATCH).await,
+        Kind::Semantic => {
+            let rows = store.missing_vectors(BATCH).await?;
+            if rows.is_empty() {
+                return Ok((0, 0));
+            }
+            let documents: Vec<String> = rows
+                .iter()
+                .map(|(key, value)| semantic_document(key, value))
+                .collect();
+            let vectors = store.embed_for_commit(documents).await?;
+            let batch: Vec<_> = rows
+                .into_iter()
+                .zip(vectors)
+                .map(|((key, value), vector)| (key, value, vector))
+                .collect();
+            let listed = batch.len();
+            Ok((listed, store.store_vectors(batch).await?))
         }
-        let texts: Vec<String> = rows.iter().map(|(_, text)| text.clone()).collect();
-        let vectors = store.embed_for_commit(texts).await?;
-        let batch: Vec<_> = rows
-            .into_iter()
-            .zip(vectors)
-            .map(|((id, text), vector)| (id, text, vector))
-            .collect();
-        let stored = store.store_episodic_vectors(batch).await?;
-        if stored == 0 {
-            return Ok(done);
-        }
-        done += stored;
-        store
-            .record_reembed(done, total.max(done), None, None)
-            .await;
     }
 }
