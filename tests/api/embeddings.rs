@@ -34,9 +34,11 @@ async fn wait_for(app: &TestApp, what: &str, ok: impl Fn(&Value) -> bool) -> Val
 }
 
 async fn ready_and_swept(app: &TestApp) -> Value {
+    // Readiness starts a sweep, so "not running" right after ready can be the
+    // moment before it began: wait for its end state instead.
     wait_for(app, "model ready and sweep done", |s| {
         s["model_state"] == "ready"
-            && !matches!(s["reembed"]["step"].as_str(), Some("applying" | "running"))
+            && matches!(s["reembed"]["step"].as_str(), Some("done" | "failed"))
     })
     .await
 }
