@@ -18,6 +18,17 @@ fn set(key: &str, value: &str) -> SemanticWrite {
     }
 }
 
+/// One superseded fact and the fragments written while it held.
+struct Case {
+    key: &'static str,
+    old: &'static str,
+    new: &'static str,
+    /// Fragments that state the fact: retired.
+    states: &'static [&'static str],
+    /// Fragments that only share the value: kept.
+    shares: &'static [&'static str],
+}
+
 async fn remember(store: &VectorStoreHandle, text: &str) -> i64 {
     store
         .write_episodic(EpisodicWrite::new(text, "test"))
@@ -32,60 +43,58 @@ async fn with_a_model_only_fragments_about_the_fact_are_retired() {
         eprintln!("skipped: ../shared/models is absent");
         return;
     };
-    // (key, old value, new value, fragments that state the fact, fragments
-    // that only share the value)
-    let cases: &[(&str, &str, &str, &[&str], &[&str])] = &[
-        (
-            "project.db",
-            "postgres",
-            "sqlite",
+    let cases = [
+        Case {
+            key: "project.db",
+            old: "postgres",
+            new: "sqlite",
             // [0.80] no key word ("db") in it: only meaning can tell.
-            &["The project database runs on Postgres 15."],
+            states: &["The project database runs on Postgres 15."],
             // [0.40]
-            &["Read an article comparing Postgres and MySQL licensing."],
-        ),
-        (
-            "pref.editor",
-            "neovim",
-            "helix",
+            shares: &["Read an article comparing Postgres and MySQL licensing."],
+        },
+        Case {
+            key: "pref.editor",
+            old: "neovim",
+            new: "helix",
             // [0.75]
-            &["The user's editor of choice is Neovim."],
+            states: &["The user's editor of choice is Neovim."],
             // [0.53]
-            &["Neovim 0.10 was released with a new LSP client."],
-        ),
-        (
-            "pref.theme",
-            "dark",
-            "light",
-            &[],
+            shares: &["Neovim 0.10 was released with a new LSP client."],
+        },
+        Case {
+            key: "pref.theme",
+            old: "dark",
+            new: "light",
+            states: &[],
             // [0.62] the highest unrelated score measured; [0.28]
-            &[
+            shares: &[
                 "It was already dark when the deploy finished.",
                 "The dark ending of the film surprised everyone.",
             ],
-        ),
-        (
-            "user.city",
-            "Paris",
-            "Lyon",
-            &[],
+        },
+        Case {
+            key: "user.city",
+            old: "Paris",
+            new: "Lyon",
+            states: &[],
             // [0.38]
-            &["The conference next spring will be held in Paris."],
-        ),
+            shares: &["The conference next spring will be held in Paris."],
+        },
     ];
     let mut stated = Vec::new();
     let mut kept = Vec::new();
-    for (key, old, _, states, shares) in cases {
-        store.write_semantic(set(key, old)).await.unwrap();
-        for text in *states {
-            stated.push((remember(&store, text).await, *key));
+    for case in &cases {
+        store.write_semantic(set(case.key, case.old)).await.unwrap();
+        for text in case.states {
+            stated.push((remember(&store, text).await, case.key));
         }
-        for text in *shares {
+        for text in case.shares {
             kept.push(remember(&store, text).await);
         }
     }
-    for (key, _, new, _, _) in cases {
-        store.write_semantic(set(key, new)).await.unwrap();
+    for case in &cases {
+        store.write_semantic(set(case.key, case.new)).await.unwrap();
     }
     let (rows, _) = store.list_episodic(0, 100).await.unwrap();
     let active: Vec<i64> = rows.iter().map(|r| r.id).collect();

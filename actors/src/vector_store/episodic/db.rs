@@ -224,13 +224,16 @@ pub(crate) struct QuotingRow {
     pub vector: Option<(String, Vec<f32>)>,
 }
 
+/// `(id, text, embedding, embedding_space)` as SQLite returns them.
+type QuotingRowRaw = (i64, String, Option<Vec<u8>>, Option<String>);
+
 /// Active rows whose text contains `needle` anywhere (the caller checks
 /// word boundaries and subject).
 pub(crate) async fn rows_containing(
     conn: &mut SqliteConnection,
     needle: &str,
 ) -> Result<Vec<QuotingRow>, VectorStoreError> {
-    let rows: Vec<(i64, String, Option<Vec<u8>>, Option<String>)> = sqlx::query_as(
+    let rows: Vec<QuotingRowRaw> = sqlx::query_as(
         "SELECT id, text, embedding, embedding_space FROM episodic_memories
          WHERE is_deleted = 0 AND instr(lower(text), lower(?)) > 0",
     )
