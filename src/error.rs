@@ -21,6 +21,7 @@ use crate::config::ConfigError;
 use crate::http::request_id;
 use crate::migration::MigrationBusy;
 use kirocrew_actors::heartbeat::HeartbeatError;
+use kirocrew_actors::hooks::HookError;
 use kirocrew_actors::memory_files::MemoryFilesError;
 use kirocrew_actors::security_log::SecurityLogError;
 use kirocrew_actors::vector_store::VectorStoreError;
@@ -328,6 +329,22 @@ impl From<MemoryFilesError> for ApiError {
             MemoryFilesError::Unavailable(_) => {
                 ApiError::unavailable("memory_files_unavailable", &err)
             }
+        }
+    }
+}
+
+impl From<HookError> for ApiError {
+    fn from(err: HookError) -> Self {
+        let message = err.to_string();
+        match err {
+            HookError::InvalidRequest(_) => ApiError::validation("invalid_hook_request", message),
+            HookError::InvalidConfig(_) => ApiError::validation("invalid_hooks", message),
+            HookError::NoSuchHook { .. } => ApiError::NotFound {
+                code: "hook_not_found",
+                message,
+            },
+            HookError::Io(_) => ApiError::internal("hooks_io", &err),
+            HookError::Unavailable(_) => ApiError::unavailable("hooks_unavailable", &err),
         }
     }
 }

@@ -99,6 +99,11 @@ impl DataHome {
         self.root.join("lessons.jsonl")
     }
 
+    /// hooks.json: the script hooks.
+    pub fn hooks_file(&self) -> PathBuf {
+        self.root.join("hooks.json")
+    }
+
     /// security-events.jsonl: the security event log.
     pub fn security_log(&self) -> PathBuf {
         self.root.join(kirocrew_actors::security_log::LOG_FILE_NAME)

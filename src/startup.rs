@@ -33,9 +33,23 @@ use crate::http::{config_api, dashboard, health, linger, not_found, AppState};
 use crate::lifecycle;
 use crate::memory_layers::MemoryLayers;
 use kirocrew_actors::clock::system_clock;
+use kirocrew_actors::hooks::{HookRunnerConfig, HookRunnerHandle, RulesLoader};
 use kirocrew_actors::lessons_file::LessonFile;
 use kirocrew_actors::security_log::{SecurityLogConfig, SecurityLogHandle};
 use kirocrew_actors::vector_store::VectorStoreHandle;
+
+/// Script hooks running at once, at most; more wait their turn.
+const MAX_CONCURRENT_SCRIPTS: usize = 8;
+
+/// Re-reads the `hooks` section of the effective configuration (defaults ←
+/// config.json ← environment), for the hook runner's reload on change.
+fn rules_loader(home: std::path::PathBuf) -> RulesLoader {
+    Arc::new(move || {
+        crate::config::load(&home, std::env::vars())
+            .map(|c| c.settings.hooks)
+            .map_err(|e| e.to_string())
+    })
+}
 
 /// A built, bound, not yet running daemon.
 pub struct Application {
@@ -87,6 +101,16 @@ impl Application {
             keep: settings.security.log_keep,
             clock: system_clock(),
         });
+        let hooks = HookRunnerHandle::start(
+            HookRunnerConfig {
+                config_file: home.root().join("config.json"),
+                hooks_file: home.hooks_file(),
+                load_rules: rules_loader(home.root().to_path_buf()),
+                max_concurrent_scripts: MAX_CONCURRENT_SCRIPTS,
+                security_log: Some(security_log.clone()),
+            },
+            settings.hooks.clone(),
+        );
         let state = web::Data::new(AppState {
             store: store.clone(),
             settings: Arc::clone(&settings),
@@ -94,6 +118,8 @@ impl Application {
             layers: layers.clone(),
             lessons_file: LessonFile::new(home.lessons_file()),
             security_log,
+            hooks,
+            home: home.clone(),
         });
         let body_timeout = web::Data::new(BodyTimeout(Duration::from_secs(
             settings.server.body_timeout_secs,

@@ -15,6 +15,7 @@
 //! | `Embedder` ([`embedder`]) | the embedding backend (llama.cpp) and its cache | `VectorStoreHandle` (embed before commit), embedding routes, `bench embed` |
 //! | `DownloadManager` ([`download`]) | the model file, its staging files and download status | start-up task, enable-embeddings and status routes |
 //! | `MemoryFiles` ([`memory_files`]) | `workspace/memory/` (preferences, projects, history) and `memory_index.db` | memory-files routes, CLI `memory search --files`, heartbeat, migration |
+//! | `HookRunner` ([`hooks`]) | the hook configuration in force (config.json `hooks`, hooks.json); script hooks run in the caller's task under its concurrency limit | gateway hook routes, hooks config routes, CLI `hooks`, context builder |
 //! | `SecurityLog` ([`security_log`]) | `security-events.jsonl`: hook decisions, denied reads, injection blocks, skill toggles, auth failures | HTTP routes, hook runner, channel history, skills, CLI `security events` |
 //! | `Heartbeat` ([`heartbeat`]) | the tick counter and live history settings | the daemon (start/stop), settings route; it drives `MemoryFiles` and notifies idle-check subscribers over a channel |
 //!
@@ -56,6 +57,7 @@ pub mod control_chars;
 pub mod download;
 pub mod embedder;
 pub mod heartbeat;
+pub mod hooks;
 pub mod lessons_file;
 pub mod memory_files;
 pub mod migration;

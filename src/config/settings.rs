@@ -5,6 +5,7 @@ use std::net::IpAddr;
 
 use serde::{Deserialize, Serialize};
 
+use kirocrew_actors::hooks::HookRules;
 use kirocrew_actors::vector_store::{normalize_prefix, StoreSettings};
 
 use super::ConfigError;
@@ -23,6 +24,20 @@ pub struct Settings {
     pub memory: MemorySettings,
     /// Security event log.
     pub security: SecuritySettings,
+    /// Config-driven hooks (spec "Hooks").
+    pub hooks: HookRules,
+    /// Agent integration.
+    pub agent: AgentSettings,
+}
+
+/// `agent.*`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentSettings {
+    /// User kiro-cli hooks, merged after the bundled ones (spec "User
+    /// kiro-cli Hooks"); kept raw because malformed entries are skipped
+    /// with a warning rather than failing the configuration.
+    pub kiro_hooks: serde_json::Value,
 }
 
 /// `security.*`
@@ -151,6 +166,9 @@ impl Settings {
                 "log.format",
                 format!("{:?} is not \"text\" or \"json\"", self.log.format),
             );
+        }
+        if let Err(reason) = self.hooks.validate() {
+            return bad("hooks", reason);
         }
         if self.security.log_max_bytes < 64 * 1024 {
             return bad("security.log_max_bytes", "must be at least 65536".into());

@@ -13,6 +13,7 @@ pub mod body_timeout;
 pub mod dashboard;
 pub mod extract;
 pub mod health;
+pub mod hooks;
 pub mod lessons;
 pub mod linger;
 pub mod memory_embeddings;
@@ -33,7 +34,9 @@ use actix_web::{web, HttpRequest, HttpResponse, Resource};
 use crate::config::Settings;
 use crate::embedding::EmbeddingRuntime;
 use crate::error::ApiError;
+use crate::home::DataHome;
 use crate::memory_layers::MemoryLayers;
+use kirocrew_actors::hooks::HookRunnerHandle;
 use kirocrew_actors::lessons_file::LessonFile;
 use kirocrew_actors::security_log::SecurityLogHandle;
 use kirocrew_actors::vector_store::VectorStoreHandle;
@@ -54,6 +57,10 @@ pub struct AppState {
     pub lessons_file: LessonFile,
     /// The security event log.
     pub security_log: SecurityLogHandle,
+    /// Hook rules and script hooks.
+    pub hooks: HookRunnerHandle,
+    /// The data home.
+    pub home: DataHome,
 }
 
 /// A resource whose unsupported methods answer a JSON 405 (actix's default
@@ -86,4 +93,5 @@ pub fn config_api(cfg: &mut web::ServiceConfig, settings: &Settings) {
     lessons::config_lessons(cfg);
     memory_files::config_memory_files(cfg);
     security::config_security(cfg);
+    hooks::config_hooks(cfg);
 }
