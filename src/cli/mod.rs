@@ -1,4 +1,4 @@
-//! The command line: `kirocrew serve | memory … | learn … | config … | doctor | bench …`.
+//! The command line: `kirocrew serve | memory … | learn … | hooks … | config … | doctor | bench …`.
 //!
 //! Every command takes `--home` (else `$KIROCREW_HOME`, else `~/.kiro/crew`).
 //! One-shot commands open the same memory.db as a running daemon (WAL lets
@@ -9,6 +9,7 @@ mod bench;
 mod bench_locomo;
 mod config_cmd;
 mod doctor;
+mod hooks;
 mod learn;
 mod memory;
 mod memory_commands;
@@ -51,6 +52,9 @@ pub enum Command {
     /// Teach, list and remove lessons (learned corrections).
     #[command(subcommand)]
     Learn(learn::LearnCommand),
+    /// Show and test hooks (config rules and script hooks).
+    #[command(subcommand)]
+    Hooks(hooks::HooksCommand),
     /// Measure performance.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -102,6 +106,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Config(cmd) => config_cmd::run(home, cmd),
         Command::Doctor(args) => doctor::run(home, args),
         Command::Learn(cmd) => learn::run(home, cmd),
+        Command::Hooks(cmd) => hooks::run(home, cmd),
         Command::Bench(cmd) => bench::run(cmd),
         Command::ProbeCpuModule(_) => Ok(ExitCode::SUCCESS),
     }

@@ -10,6 +10,7 @@ mod embeddings;
 mod episodic;
 mod errors;
 mod helpers;
+mod hooks;
 mod lessons;
 mod lifecycle;
 mod memory_files;
