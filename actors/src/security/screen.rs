@@ -30,6 +30,18 @@ pub enum Layer {
     Similarity,
 }
 
+impl Layer {
+    /// The snake_case name used in verdicts.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Normalized => "normalized",
+            Self::Folded => "folded",
+            Self::Decoded => "decoded",
+            Self::Similarity => "similarity",
+        }
+    }
+}
+
 /// The outcome of screening one text.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Verdict {
