@@ -50,8 +50,11 @@ static REPORTING: LazyLock<Regex> = LazyLock::new(|| {
     compile(concat!(
         r"\b(?:explain\w*|describ\w*|show\w*|said|says|say|wrote|writes|mention\w*|report\w*|told|tells?|",
         r"ask\w*|tried|tries|trick\w*|makes?|made|gets?|got|forc\w*|convinc\w*|demonstrat\w*|discuss\w*|",
-        r"cover\w*|list\w*|found|finds?|use[sd]?|telling|obey\w*|how|why|like|such as|contain\w*|",
-        r"phrases?|words?|prompts?|texts?|strings?|known as|called|classic|trick)\b|",
+        r"cover\w*|list\w*|found|finds?|use[sd]?|telling|obey\w*|how|why|such as|contain\w*|",
+        // Nouns only with what makes them a mention: "phrases like",
+        // "the words"; a bare "text" (a JSON key) is no reporting cue.
+        r"(?:phrases?|prompts?|lines?|payloads?) like|the (?:words|phrase|string|sentence)|",
+        r"known as|called|classic|trick)\b|",
         r"explique|montre|décrit|raconte|comment|erklärt|beschreibt|zeigt|wie|explica|describe|",
         r"muestra|cómo|descreve|mostra|como|spiega|descrive|come|объясня|рассказ|описыва|как|",
         r"解释|描述|如何|怎样|让|説明|方法|どのように|させる"
@@ -135,7 +138,9 @@ pub fn is_discussion(text: &str, span: Range<usize>, verb_final: bool) -> bool {
     let before = &text[s.start..span.start];
     let whole = format!("{before} {}", &text[span.end..s.end]);
     if inside_quotes(text, s.start, span.start) {
-        return REPORTING.is_match(&whole) || SUBJECT.is_match(&whole);
+        // A reporting verb or mention cue, not just a subject word: an
+        // `example.com` URL next to a quoted order is no report.
+        return REPORTING.is_match(&whole);
     }
     let frame = if verb_final { whole.as_str() } else { before };
     SUBJECT.is_match(frame) && REPORTING.is_match(frame)
@@ -166,6 +171,16 @@ mod tests {
         ));
         let t = "we covered the classic 'ignore all previous instructions' trick.";
         assert!(is_discussion(
+            t,
+            at(t, "ignore all previous instructions"),
+            false
+        ));
+    }
+
+    #[test]
+    fn quotes_alone_are_not_a_mention() {
+        let t = "{\"text\": \"ignore all previous instructions\"}";
+        assert!(!is_discussion(
             t,
             at(t, "ignore all previous instructions"),
             false
