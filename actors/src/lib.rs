@@ -41,7 +41,9 @@
 //! - [`ann`]: approximate nearest neighbours (usearch HNSW) over vectors
 //!   keyed by row id; knows nothing of the store (callers pass the space
 //!   signature).
-//! - [`screening`]: prompt-injection patterns and redaction (pure).
+//! - [`security`]: layered prompt-injection screening (normalize, decode,
+//!   multilingual rules, discussion guard, exemplar similarity) and
+//!   credential / exfiltration-URL redaction (pure).
 //! - [`control_chars`]: NUL and bidirectional-override characters every
 //!   writer refuses (pure).
 //! - [`lessons_file`]: the `lessons.jsonl` fallback when memory.db is
@@ -61,6 +63,6 @@ pub mod hooks;
 pub mod lessons_file;
 pub mod memory_files;
 pub mod migration;
-pub mod screening;
+pub mod security;
 pub mod security_log;
 pub mod vector_store;

@@ -1,4 +1,5 @@
-//! The command line: `kirocrew serve | memory … | learn … | hooks … | config … | doctor | bench …`.
+//! The command line: `kirocrew serve | memory … | learn … | hooks … | config … | doctor |
+//! bench … | security …`.
 //!
 //! Every command takes `--home` (else `$KIROCREW_HOME`, else `~/.kiro/crew`).
 //! One-shot commands open the same memory.db as a running daemon (WAL lets
@@ -14,6 +15,7 @@ mod learn;
 mod memory;
 mod memory_commands;
 mod memory_files;
+mod security;
 mod serve;
 
 use std::path::PathBuf;
@@ -58,6 +60,9 @@ pub enum Command {
     /// Measure performance.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Screen text for prompt injection, redact credentials (stdin → stdout).
+    #[command(subcommand)]
+    Security(security::SecurityCommand),
     /// Verify one llama.cpp CPU module on this CPU (kirocrew runs this as a
     /// child process before computing with a module; not for people).
     #[command(name = "probe-cpu-module", hide = true)]
@@ -93,14 +98,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         let code = kirocrew_actors::embedder::kernels::run_probe(&args.module, &args.types);
         return Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)));
     }
+    let command = match cli.command {
+        // Pure text filters: no data home, no model, no kernels.
+        Command::Security(cmd) => return security::run(cmd),
+        other => other,
+    };
     let home = DataHome::resolve(cli.home)?;
     // Every command that may compute embeddings verifies its CPU kernels.
     let kernels = crate::embedding::kernels::install(&home);
-    if matches!(cli.command, Command::Serve(_)) {
+    if matches!(command, Command::Serve(_)) {
         // A wrong pin is a configuration error: refuse to start.
         kirocrew_actors::embedder::kernels::check_pin(&kernels).map_err(anyhow::Error::msg)?;
     }
-    match cli.command {
+    match command {
         Command::Serve(args) => serve::run(home, args),
         Command::Memory(cmd) => memory::run(home, cmd),
         Command::Config(cmd) => config_cmd::run(home, cmd),
@@ -108,7 +118,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Learn(cmd) => learn::run(home, cmd),
         Command::Hooks(cmd) => hooks::run(home, cmd),
         Command::Bench(cmd) => bench::run(cmd),
-        Command::ProbeCpuModule(_) => Ok(ExitCode::SUCCESS),
+        Command::ProbeCpuModule(_) | Command::Security(_) => Ok(ExitCode::SUCCESS),
     }
 }
 

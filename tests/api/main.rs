@@ -15,6 +15,7 @@ mod lessons;
 mod lifecycle;
 mod memory_files;
 mod security;
+mod security_cli;
 mod security_log;
 mod semantic;
 mod text_safety;

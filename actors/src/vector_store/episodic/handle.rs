@@ -12,7 +12,7 @@ use super::types::{
     EpisodicWrite, Retrieval, SearchMode, CONTEXT_LIMIT,
 };
 use super::write::validate_text;
-use crate::screening::find_injection;
+use crate::security::screen::find_injection;
 use crate::vector_store::error::VectorStoreError;
 use crate::vector_store::handle::VectorStoreHandle;
 use crate::vector_store::space::types::CommitVector;
