@@ -50,11 +50,14 @@
 //!   unavailable.
 //! - [`migration`]: one-shot import of the legacy Markdown memory and
 //!   lessons through the store's ordinary writers.
+//! - [`context_block`]: a rendered block plus what happened to each
+//!   candidate (the context receipt's unit).
 //! - [`clock`]: the injectable time source every time-dependent rule uses.
 
 pub mod ann;
 mod ask;
 pub mod clock;
+pub mod context_block;
 pub mod control_chars;
 pub mod download;
 pub mod embedder;

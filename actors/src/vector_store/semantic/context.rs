@@ -3,7 +3,8 @@
 
 use super::types::ScoredEntry;
 use super::validate::LESSON_PREFIX;
-use crate::vector_store::text::{fit_lines, value_text};
+use crate::context_block::{fit_items, BlockItem, ContextBlock};
+use crate::vector_store::text::value_text;
 
 /// The block header.
 pub const SEMANTIC_HEADER: &str = "[Semantic Memory]";
@@ -15,12 +16,28 @@ pub const SEMANTIC_HEADER: &str = "[Semantic Memory]";
 /// single oversized entry cannot blank the whole block. Returns an empty
 /// string when nothing fits.
 pub fn render_semantic_block(ranked: &[ScoredEntry], cap: usize) -> String {
-    let lines = ranked
+    render_semantic_items(ranked, cap).text
+}
+
+/// [`render_semantic_block`] with every candidate's fate and score.
+pub(crate) fn render_semantic_items(ranked: &[ScoredEntry], cap: usize) -> ContextBlock {
+    let candidates: Vec<_> = ranked
         .iter()
-        .map(|scored| &scored.entry)
-        .filter(|entry| !entry.key.starts_with(LESSON_PREFIX))
-        .map(|entry| format!("{}: {}", entry.key, value_text(&entry.value)));
-    fit_lines(SEMANTIC_HEADER, lines, cap)
+        .filter(|scored| !scored.entry.key.starts_with(LESSON_PREFIX))
+        .map(|scored| {
+            let entry = &scored.entry;
+            let score = serde_json::json!({
+                "score": scored.score,
+                "confidence": entry.confidence,
+                "source": entry.source,
+            });
+            (
+                Some(format!("{}: {}", entry.key, value_text(&entry.value))),
+                BlockItem::new(entry.key.clone(), "semantic", Some(score)),
+            )
+        })
+        .collect();
+    fit_items(SEMANTIC_HEADER, candidates, cap)
 }
 
 #[cfg(test)]
