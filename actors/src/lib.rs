@@ -17,6 +17,7 @@
 //! | `MemoryFiles` ([`memory_files`]) | `workspace/memory/` (preferences, projects, history) and `memory_index.db` | memory-files routes, CLI `memory search --files`, heartbeat, migration |
 //! | `HookRunner` ([`hooks`]) | the hook configuration in force (config.json `hooks`, hooks.json); script hooks run in the caller's task under its concurrency limit | gateway hook routes, hooks config routes, CLI `hooks`, context builder |
 //! | `SecurityLog` ([`security_log`]) | `security-events.jsonl`: hook decisions, denied reads, injection blocks, skill toggles, auth failures | HTTP routes, hook runner, channel history, skills, CLI `security events` |
+//! | `Transcripts` ([`transcripts`]) | `sessions/`: every session's turns (JSONL) and metadata (incl. the consolidation marker) | gateway session routes, context builder, consolidator |
 //! | `Heartbeat` ([`heartbeat`]) | the tick counter and live history settings | the daemon (start/stop), settings route; it drives `MemoryFiles` and notifies idle-check subscribers over a channel |
 //!
 //! Every actor module has the same shape: `mod.rs` (docs, file list,
@@ -52,6 +53,7 @@
 //!   lessons through the store's ordinary writers.
 //! - [`context_block`]: a rendered block plus what happened to each
 //!   candidate (the context receipt's unit).
+//! - [`jsonl`]: append-only JSON-lines files (0600, torn-line safe).
 //! - [`clock`]: the injectable time source every time-dependent rule uses.
 
 pub mod ann;
@@ -63,9 +65,11 @@ pub mod download;
 pub mod embedder;
 pub mod heartbeat;
 pub mod hooks;
+pub mod jsonl;
 pub mod lessons_file;
 pub mod memory_files;
 pub mod migration;
 pub mod security;
 pub mod security_log;
+pub mod transcripts;
 pub mod vector_store;
