@@ -16,6 +16,7 @@
 //! | `DownloadManager` ([`download`]) | the model file, its staging files and download status | start-up task, enable-embeddings and status routes |
 //! | `MemoryFiles` ([`memory_files`]) | `workspace/memory/` (preferences, projects, history) and `memory_index.db` | memory-files routes, CLI `memory search --files`, heartbeat, migration |
 //! | `SecurityLog` ([`security_log`]) | `security-events.jsonl`: hook decisions, denied reads, injection blocks, skill toggles, auth failures | HTTP routes, hook runner, channel history, skills, CLI `security events` |
+//! | `ChannelHistory` ([`channel_history`]) | per-channel message buffers (mention / observe / off) and `history/<channel_id>.jsonl` | HTTP channel routes (the gateway pushes, the context builder reads) |
 //! | `Heartbeat` ([`heartbeat`]) | the tick counter and live history settings | the daemon (start/stop), settings route; it drives `MemoryFiles` and notifies idle-check subscribers over a channel |
 //!
 //! Every actor module has the same shape: `mod.rs` (docs, file list,
@@ -47,10 +48,14 @@
 //!   unavailable.
 //! - [`migration`]: one-shot import of the legacy Markdown memory and
 //!   lessons through the store's ordinary writers.
-//! - [`clock`]: the injectable time source every time-dependent rule uses.
+//! - [`sensitive_paths`]: `is_sensitive_path` and the guarded file read
+//!   (`safe_read_file`, its audited carve-out `safe_read_file_internal`).
+//! - [`clock`]: the injectable wall and monotonic clocks every
+//!   time-dependent rule uses.
 
 pub mod ann;
 mod ask;
+pub mod channel_history;
 pub mod clock;
 pub mod control_chars;
 pub mod download;
@@ -61,4 +66,5 @@ pub mod memory_files;
 pub mod migration;
 pub mod screening;
 pub mod security_log;
+pub mod sensitive_paths;
 pub mod vector_store;

@@ -34,7 +34,8 @@ mod tests;
 
 pub use error::ConfigError;
 pub use settings::{
-    AuthSettings, LogSettings, MemorySettings, SecuritySettings, ServerSettings, Settings,
+    AuthSettings, ChannelSettings, LogSettings, MemorySettings, SecuritySettings, ServerSettings,
+    Settings,
 };
 
 /// The merged configuration.

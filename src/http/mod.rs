@@ -10,6 +10,7 @@
 
 pub mod auth;
 pub mod body_timeout;
+pub mod channels;
 pub mod dashboard;
 pub mod extract;
 pub mod health;
@@ -34,8 +35,10 @@ use crate::config::Settings;
 use crate::embedding::EmbeddingRuntime;
 use crate::error::ApiError;
 use crate::memory_layers::MemoryLayers;
+use kirocrew_actors::channel_history::ChannelHistoryHandle;
 use kirocrew_actors::lessons_file::LessonFile;
 use kirocrew_actors::security_log::SecurityLogHandle;
+use kirocrew_actors::sensitive_paths::SafeReader;
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
 /// Shared state every handler can read.
@@ -54,6 +57,12 @@ pub struct AppState {
     pub lessons_file: LessonFile,
     /// The security event log.
     pub security_log: SecurityLogHandle,
+    /// Channel buffers and modes (`/api/channels`).
+    pub channels: ChannelHistoryHandle,
+    /// The guarded file read (`safe_read_file`, and the audited
+    /// `safe_read_file_internal`) for every route or component reading a
+    /// path it was handed; its `policy()` answers `is_sensitive`.
+    pub safe_reader: SafeReader,
 }
 
 /// A resource whose unsupported methods answer a JSON 405 (actix's default
@@ -86,4 +95,5 @@ pub fn config_api(cfg: &mut web::ServiceConfig, settings: &Settings) {
     lessons::config_lessons(cfg);
     memory_files::config_memory_files(cfg);
     security::config_security(cfg);
+    channels::config_channels(cfg);
 }
