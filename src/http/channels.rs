@@ -127,7 +127,8 @@ fn parse_ts(value: &Value) -> Result<DateTime<Utc>, ApiError> {
         Value::Number(n) => n.as_f64().ok_or_else(invalid)?,
         _ => return Err(invalid()),
     };
-    if !(seconds.is_finite() && seconds >= 0.0 && seconds < 1e11) {
+    // Up to the year 5138: anything later is a unit mistake (millis).
+    if !(0.0..1e11).contains(&seconds) {
         return Err(invalid());
     }
     let micros = (seconds * 1e6).round() as i64;

@@ -93,12 +93,23 @@ impl ChannelHistory {
         Ok(self.channels.get_mut(channel))
     }
 
-    /// Live entries of `channel` (0 when it is off).
+    /// Live entries of `channel` (0 when it is off). Counting never
+    /// creates a mention buffer, and one whose entries have all expired is
+    /// forgotten, so memory follows the channels active in the last five
+    /// minutes, not every id ever pushed to.
     fn live_count(&mut self, channel: &str, now: Now) -> Result<usize, ChannelHistoryError> {
-        Ok(match self.channel_mut(channel, now)? {
+        let mode = self.mode_of(channel);
+        if mode == ChannelMode::Mention && !self.channels.contains_key(channel) {
+            return Ok(0);
+        }
+        let count = match self.channel_mut(channel, now)? {
             Some(c) => c.buffer.live(now).len(),
             None => 0,
-        })
+        };
+        if count == 0 && mode == ChannelMode::Mention {
+            self.channels.remove(channel);
+        }
+        Ok(count)
     }
 
     /// Records `msg` if the channel's mode and the sender's authorization
@@ -189,14 +200,18 @@ impl ChannelHistory {
         validate_channel_id(channel)?;
         let now = self.now();
         let mode = self.mode_of(channel);
-        let lines = match self.channel_mut(channel, now)? {
-            Some(state) => state
-                .buffer
-                .live(now)
-                .iter()
-                .map(|e| format_context_line(&e.sender, &e.text))
-                .collect(),
-            None => Vec::new(),
+        let lines = if self.live_count(channel, now)? == 0 {
+            Vec::new()
+        } else {
+            match self.channel_mut(channel, now)? {
+                Some(state) => state
+                    .buffer
+                    .live(now)
+                    .iter()
+                    .map(|e| format_context_line(&e.sender, &e.text))
+                    .collect(),
+                None => Vec::new(),
+            }
         };
         Ok(ChannelContext {
             channel: channel.to_owned(),

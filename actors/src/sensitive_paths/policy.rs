@@ -184,7 +184,7 @@ impl SensitivePaths {
         }
         let data_home = self.data_home.as_ref()?;
         let token = data_home.join("api-token");
-        let resolved_token = resolve(&token, &self.base).unwrap_or(token.clone());
+        let resolved_token = resolve(&token, &self.base).unwrap_or_else(|_| token.clone());
         (path == token || path == resolved_token).then(|| "the daemon's API token".to_owned())
     }
 }

@@ -115,10 +115,7 @@ impl SafeReader {
     /// if the file has become a link (to anywhere) it is refused. The bytes are returned only
     /// after a durable `read_sensitive` record succeeded.
     pub async fn safe_read_file_internal(&self, read_id: &str) -> Result<Vec<u8>, SafeReadError> {
-        let expected = match self.allowlisted(INTERNAL_READ_ALLOWLIST, read_id).await {
-            Ok(path) => path,
-            Err(err) => return Err(err),
-        };
+        let expected = self.allowlisted(INTERNAL_READ_ALLOWLIST, read_id).await?;
         let exact = expected.clone();
         let read = run_blocking(move || read_exact_target(&exact)).await;
         let bytes = match read {

@@ -40,66 +40,69 @@ fn sensitive_path_table() {
     let f = fixture();
     let home = f.top.join("root");
     let crew = home.join(".kiro/crew");
-    let sensitive: Vec<String> = vec![
-        "~/.ssh".into(),
-        "~/.ssh/id_rsa".into(),
-        "~/../root/.ssh/id_rsa".into(),
-        "~/./.ssh/../.ssh/id_ed25519".into(),
-        "~/.SSH/id_rsa".into(),
-        "~/.aws/credentials".into(),
-        "~/.aws/sso/cache/kiro-auth-token.json".into(),
-        "~/.gnupg/private-keys-v1.d/x.key".into(),
-        "~/.netrc".into(),
-        "~/.kube/config".into(),
-        "~/.docker/config.json".into(),
-        "~/.config/gcloud/credentials.db".into(),
-        "~/.git-credentials".into(),
-        ".env".into(),
-        ".env.local".into(),
-        "sub/.env.production".into(),
-        "/etc/shadow".into(),
-        "/etc/gshadow".into(),
-        "/etc/sudoers".into(),
-        "/etc/sudoers.d/admins".into(),
-        "/etc/ssh/ssh_host_ed25519_key".into(),
-        "/proc/self/environ".into(),
-        "/proc/1/task/1/mem".into(),
-        "/home/bob/.ssh/authorized_keys".into(),
-        "keys/server.pem".into(),
-        "deploy.key".into(),
-        "backup/id_rsa".into(),
+    let mut sensitive: Vec<String> = [
+        "~/.ssh",
+        "~/.ssh/id_rsa",
+        "~/../root/.ssh/id_rsa",
+        "~/./.ssh/../.ssh/id_ed25519",
+        "~/.SSH/id_rsa",
+        "~/.aws/credentials",
+        "~/.aws/sso/cache/kiro-auth-token.json",
+        "~/.gnupg/private-keys-v1.d/x.key",
+        "~/.netrc",
+        "~/.kube/config",
+        "~/.docker/config.json",
+        "~/.config/gcloud/credentials.db",
+        "~/.git-credentials",
+        ".env",
+        ".env.local",
+        "sub/.env.production",
+        "/etc/shadow",
+        "/etc/gshadow",
+        "/etc/sudoers",
+        "/etc/sudoers.d/admins",
+        "/etc/ssh/ssh_host_ed25519_key",
+        "/proc/self/environ",
+        "/proc/1/task/1/mem",
+        "/home/bob/.ssh/authorized_keys",
+        "keys/server.pem",
+        "deploy.key",
+        "backup/id_rsa",
         // Relative traversal from the project up into the home.
-        "../../.ssh/id_ed25519".into(),
-        "../../../root/.aws/config".into(),
-        "../../.kiro/crew/api-token".into(),
-        crew.join("api-token").display().to_string(),
-        "~/.kiro/crew/../crew/api-token".into(),
-    ];
+        "../../.ssh/id_ed25519",
+        "../../../root/.aws/config",
+        "../../.kiro/crew/api-token",
+        "~/.kiro/crew/../crew/api-token",
+    ]
+    .iter()
+    .map(ToString::to_string)
+    .collect();
+    sensitive.push(crew.join("api-token").display().to_string());
     for path in &sensitive {
         assert!(
             f.policy.is_sensitive(Path::new(path)),
             "{path} should be sensitive"
         );
     }
-    let ordinary: Vec<String> = vec![
-        "~/notes.txt".into(),
-        "~/.sshrc".into(),
-        "~/ssh/notes".into(),
-        "~/.ssh-tips.md".into(),
-        "~/.ssh.md".into(),
-        "~/.docker/daemon.json".into(),
-        "~/.kiro/crew/config.json".into(),
-        "~/.kiro/crew/history/C123.jsonl".into(),
-        "id_rsa.pub".into(),
-        "environment.md".into(),
-        ".environment".into(),
-        "README.md".into(),
-        "/etc/hostname".into(),
-        "/etc/passwd".into(),
-        "/proc/cpuinfo".into(),
-        "../../notes.txt".into(),
+    let ordinary = [
+        "~/notes.txt",
+        "~/.sshrc",
+        "~/ssh/notes",
+        "~/.ssh-tips.md",
+        "~/.ssh.md",
+        "~/.docker/daemon.json",
+        "~/.kiro/crew/config.json",
+        "~/.kiro/crew/history/C123.jsonl",
+        "id_rsa.pub",
+        "environment.md",
+        ".environment",
+        "README.md",
+        "/etc/hostname",
+        "/etc/passwd",
+        "/proc/cpuinfo",
+        "../../notes.txt",
     ];
-    for path in &ordinary {
+    for path in ordinary {
         assert!(
             !f.policy.is_sensitive(Path::new(path)),
             "{path} should not be sensitive: {:?}",
