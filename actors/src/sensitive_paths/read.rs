@@ -125,13 +125,7 @@ impl SafeReader {
                     self.record_denied(&expected, &err).await;
                 } else {
                     let detail = json!({"read_id": read_id, "error": err.to_string()});
-                    self.record_quietly(SecurityEvent::new(
-                        "read_sensitive",
-                        &self.actor,
-                        "error",
-                        detail,
-                    ))
-                    .await;
+                    self.note("read_sensitive", "error", detail).await;
                 }
                 return Err(err);
             }
@@ -168,13 +162,7 @@ impl SafeReader {
             None => {
                 let err = SafeReadError::UnknownReadId(read_id.to_owned());
                 let detail = json!({"read_id": read_id, "reason": err.to_string()});
-                self.record_quietly(SecurityEvent::new(
-                    "read_denied",
-                    &self.actor,
-                    "deny",
-                    detail,
-                ))
-                .await;
+                self.note("read_denied", "deny", detail).await;
                 Err(err)
             }
         }
@@ -202,18 +190,13 @@ impl SafeReader {
 
     async fn record_denied(&self, asked: &Path, err: &SafeReadError) {
         let detail = json!({"path": asked.display().to_string(), "reason": err.to_string()});
-        self.record_quietly(SecurityEvent::new(
-            "read_denied",
-            &self.actor,
-            "deny",
-            detail,
-        ))
-        .await;
+        self.note("read_denied", "deny", detail).await;
     }
 
-    /// Records a refusal; the refusal stands whether or not it is recorded
-    /// (the security log itself reports a failed write).
-    async fn record_quietly(&self, event: SecurityEvent) {
+    /// Records a refusal or a failed read; the outcome stands whether or
+    /// not it is recorded (the security log itself reports a failed write).
+    async fn note(&self, category: &str, outcome: &str, detail: serde_json::Value) {
+        let event = SecurityEvent::new(category, &self.actor, outcome, detail);
         let _ = self.log.record(event).await;
     }
 }
