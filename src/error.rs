@@ -20,6 +20,7 @@ use serde_json::json;
 use crate::config::ConfigError;
 use crate::http::request_id;
 use crate::migration::MigrationBusy;
+use kirocrew_actors::channel_history::ChannelHistoryError;
 use kirocrew_actors::heartbeat::HeartbeatError;
 use kirocrew_actors::hooks::HookError;
 use kirocrew_actors::memory_files::MemoryFilesError;
@@ -357,6 +358,33 @@ impl From<SecurityLogError> for ApiError {
             }
             SecurityLogError::Unavailable(_) => {
                 ApiError::unavailable("security_log_unavailable", &err)
+            }
+        }
+    }
+}
+
+impl From<ChannelHistoryError> for ApiError {
+    fn from(err: ChannelHistoryError) -> Self {
+        let message = err.to_string();
+        match err {
+            ChannelHistoryError::InvalidChannelId(_) => {
+                ApiError::validation("invalid_channel_id", message)
+            }
+            ChannelHistoryError::InvalidMessage(_) => {
+                ApiError::validation("invalid_message", message)
+            }
+            ChannelHistoryError::ControlCharacter(_) => {
+                ApiError::validation("control_characters", message)
+            }
+            // The id was valid but its file would land somewhere it must
+            // not (a link planted in history/): refused, whoever asks.
+            ChannelHistoryError::PathRefused { .. } => ApiError::Forbidden {
+                code: "history_path_refused",
+                message,
+            },
+            ChannelHistoryError::Io(_) => ApiError::internal("channel_history_io", &err),
+            ChannelHistoryError::Unavailable(_) => {
+                ApiError::unavailable("channel_history_unavailable", &err)
             }
         }
     }

@@ -12,7 +12,7 @@
 //! behind ([`DataHome::tighten_permissions`]): the home itself, every entry
 //! at its top level (files such as memory.db, its -wal/-shm, config.json,
 //! api-token, lessons.jsonl; directories themselves), and the trees kirocrew
-//! owns entirely, `workspace/` and `models/`. Other subdirectories keep
+//! owns entirely, `workspace/`, `models/` and `history/`. Other subdirectories keep
 //! their contents' modes (the home's 0700 already shuts others out of
 //! them); symbolic links are never followed.
 
@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 
 /// Subdirectories whose whole tree kirocrew owns and keeps private.
-const PRIVATE_TREES: &[&str] = &["workspace", "models"];
+const PRIVATE_TREES: &[&str] = &["workspace", "models", "history"];
 
 /// How deep [`PRIVATE_TREES`] are walked (they are two or three levels).
 const MAX_TREE_DEPTH: usize = 8;
@@ -107,6 +107,13 @@ impl DataHome {
     /// security-events.jsonl: the security event log.
     pub fn security_log(&self) -> PathBuf {
         self.root.join(kirocrew_actors::security_log::LOG_FILE_NAME)
+    }
+
+    /// `history/`: channel histories (`<channel_id>.jsonl`, observe mode)
+    /// and `channels.json` (channel modes). Not `workspace/memory/history/`,
+    /// the Markdown daily history.
+    pub fn history_dir(&self) -> PathBuf {
+        self.root.join("history")
     }
 
     /// The API token file.

@@ -32,10 +32,12 @@ use crate::http::request_id::assign_request_id;
 use crate::http::{config_api, dashboard, health, linger, not_found, AppState};
 use crate::lifecycle;
 use crate::memory_layers::MemoryLayers;
-use kirocrew_actors::clock::system_clock;
+use kirocrew_actors::channel_history::{ChannelHistoryConfig, ChannelHistoryHandle};
+use kirocrew_actors::clock::{system_clock, system_monotonic};
 use kirocrew_actors::hooks::{HookRunnerConfig, HookRunnerHandle, RulesLoader};
 use kirocrew_actors::lessons_file::LessonFile;
 use kirocrew_actors::security_log::{SecurityLogConfig, SecurityLogHandle};
+use kirocrew_actors::sensitive_paths::{SafeReader, SensitivePaths};
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
 /// Script hooks running at once, at most; more wait their turn.
@@ -111,6 +113,23 @@ impl Application {
             },
             settings.hooks.clone(),
         );
+        let sensitive_paths = sensitive_paths(&home);
+        let channels = ChannelHistoryHandle::start(ChannelHistoryConfig {
+            history_dir: home.history_dir(),
+            observe_max_entries: settings.channels.observe_max_messages as usize,
+            observe_ttl: settings.channels.observe_ttl(),
+            clock: system_clock(),
+            monotonic: system_monotonic(),
+            security_log: security_log.clone(),
+            sensitive_paths: sensitive_paths.clone(),
+        })
+        .with_context(|| {
+            format!(
+                "starting the channel history in {}",
+                home.history_dir().display()
+            )
+        })?;
+        let safe_reader = SafeReader::new(sensitive_paths, security_log.clone(), "daemon");
         let state = web::Data::new(AppState {
             store: store.clone(),
             settings: Arc::clone(&settings),
@@ -120,6 +139,8 @@ impl Application {
             security_log,
             hooks,
             home: home.clone(),
+            channels,
+            safe_reader,
         });
         let body_timeout = web::Data::new(BodyTimeout(Duration::from_secs(
             settings.server.body_timeout_secs,
@@ -224,6 +245,18 @@ impl Application {
         tracing::info!("kirocrew stopped cleanly");
         Ok(())
     }
+}
+
+/// The sensitive-path policy: `~` is the user's home directory, and the
+/// data home's own secrets (`api-token`) are refused too.
+fn sensitive_paths(home: &DataHome) -> SensitivePaths {
+    let user_home = dirs::home_dir().unwrap_or_else(|| {
+        // Every rule also matches by component wherever it appears, so only
+        // `~`-relative spellings lose meaning without a home.
+        tracing::warn!("no home directory found; '~' in paths expands to '/'");
+        std::path::PathBuf::from("/")
+    });
+    SensitivePaths::new(user_home).with_data_home(home.root())
 }
 
 /// Resolves on SIGTERM or SIGINT.

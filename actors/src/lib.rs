@@ -18,6 +18,7 @@
 //! | `HookRunner` ([`hooks`]) | the hook configuration in force (config.json `hooks`, hooks.json); script hooks run in the caller's task under its concurrency limit | gateway hook routes, hooks config routes, CLI `hooks`, context builder |
 //! | `SecurityLog` ([`security_log`]) | `security-events.jsonl`: hook decisions, denied reads, injection blocks, skill toggles, auth failures | HTTP routes, hook runner, channel history, skills, CLI `security events` |
 //! | `Transcripts` ([`transcripts`]) | `sessions/`: every session's turns (JSONL) and metadata (incl. the consolidation marker) | gateway session routes, context builder, consolidator |
+//! | `ChannelHistory` ([`channel_history`]) | per-channel message buffers (mention / observe / off) and `history/<channel_id>.jsonl` | HTTP channel routes (the gateway pushes, the context builder reads) |
 //! | `Heartbeat` ([`heartbeat`]) | the tick counter and live history settings | the daemon (start/stop), settings route; it drives `MemoryFiles` and notifies idle-check subscribers over a channel |
 //!
 //! Every actor module has the same shape: `mod.rs` (docs, file list,
@@ -55,9 +56,14 @@
 //!   candidate (the context receipt's unit).
 //! - [`jsonl`]: append-only JSON-lines files (0600, torn-line safe).
 //! - [`clock`]: the injectable time source every time-dependent rule uses.
+//! - [`sensitive_paths`]: `is_sensitive_path` and the guarded file read
+//!   (`safe_read_file`, its audited carve-out `safe_read_file_internal`).
+//! - [`clock`]: the injectable wall and monotonic clocks every
+//!   time-dependent rule uses.
 
 pub mod ann;
 mod ask;
+pub mod channel_history;
 pub mod clock;
 pub mod context_block;
 pub mod control_chars;
@@ -71,5 +77,6 @@ pub mod memory_files;
 pub mod migration;
 pub mod security;
 pub mod security_log;
+pub mod sensitive_paths;
 pub mod transcripts;
 pub mod vector_store;

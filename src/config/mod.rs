@@ -34,7 +34,8 @@ mod tests;
 
 pub use error::ConfigError;
 pub use settings::{
-    AuthSettings, LogSettings, MemorySettings, SecuritySettings, ServerSettings, Settings,
+    AuthSettings, ChannelSettings, LogSettings, MemorySettings, SecuritySettings, ServerSettings,
+    Settings,
 };
 
 /// The merged configuration.
@@ -280,6 +281,11 @@ fn parse_raw(default: &Value, raw: &str) -> Result<Value, String> {
     check_type("value", default, &value)
         .map_err(|_| format!("{raw:?} is not {}", type_name(default)))?;
     Ok(value)
+}
+
+/// The compiled-in default of `key`, if it is a config key.
+pub fn default_value(key: &str) -> Option<Value> {
+    lookup(&defaults(), key).cloned()
 }
 
 /// The effective value of `key` (a leaf or a whole section).

@@ -28,6 +28,8 @@ pub struct Settings {
     pub hooks: HookRules,
     /// Agent integration.
     pub agent: AgentSettings,
+    /// Channel history.
+    pub channels: ChannelSettings,
 }
 
 /// `agent.*`
@@ -38,6 +40,30 @@ pub struct AgentSettings {
     /// kiro-cli Hooks"); kept raw because malformed entries are skipped
     /// with a warning rather than failing the configuration.
     pub kiro_hooks: serde_json::Value,
+}
+
+/// `channels.*`: the observe-mode bounds (the mention-mode pair, 50
+/// entries and 300 s, has no knob, as in the spec).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChannelSettings {
+    /// Entries an observe-mode channel keeps.
+    pub observe_max_messages: u32,
+    /// How long an observe-mode entry is kept, in hours.
+    pub observe_ttl_hours: f64,
+}
+
+/// Largest `channels.observe_max_messages`.
+const MAX_OBSERVE_MESSAGES: u32 = 10_000;
+
+/// Largest `channels.observe_ttl_hours` (one year).
+const MAX_OBSERVE_TTL_HOURS: f64 = 8_760.0;
+
+impl ChannelSettings {
+    /// The observe-mode lifetime.
+    pub fn observe_ttl(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.observe_ttl_hours * 3_600.0)
+    }
 }
 
 /// `security.*`
@@ -175,6 +201,20 @@ impl Settings {
         }
         if self.security.log_keep > 100 {
             return bad("security.log_keep", "must be at most 100".into());
+        }
+        let c = &self.channels;
+        if !(1..=MAX_OBSERVE_MESSAGES).contains(&c.observe_max_messages) {
+            return bad(
+                "channels.observe_max_messages",
+                format!("must be between 1 and {MAX_OBSERVE_MESSAGES}"),
+            );
+        }
+        let ttl = c.observe_ttl_hours;
+        if !(ttl.is_finite() && ttl > 0.0 && ttl <= MAX_OBSERVE_TTL_HOURS) {
+            return bad(
+                "channels.observe_ttl_hours",
+                format!("must be a number in (0, {MAX_OBSERVE_TTL_HOURS}]"),
+            );
         }
         let m = &self.memory;
         if !(m.history_idle_hours.is_finite() && m.history_idle_hours > 0.0) {

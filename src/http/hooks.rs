@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 
 use super::{resource, AppState};
 use crate::error::ApiError;
-use kirocrew_actors::hooks::{HookRules, MessageEvent, ToolCall};
+use kirocrew_actors::hooks::{merge_kiro_hooks, HookRules, MessageEvent, ToolCall};
 
 /// Registers the hook routes.
 pub fn config_hooks(cfg: &mut web::ServiceConfig) {
@@ -86,10 +86,30 @@ async fn message(
 async fn list(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let (listing, raw) = state.hooks.list().await?;
     let mut body = serde_json::to_value(listing).map_err(|e| ApiError::internal("encode", &e))?;
+    // agent.kiro_hooks merged after the bundled ones (spec "User kiro-cli
+    // Hooks"), commands judged by the same sensitive-path policy as reads.
+    let policy = state.safe_reader.policy();
+    let merged = merge_kiro_hooks(
+        &bundled_kiro_hooks(),
+        &state.settings.agent.kiro_hooks,
+        &|p: &std::path::Path| policy.is_sensitive(p),
+    );
     if let Some(fields) = body.as_object_mut() {
         fields.insert("hooks_json".into(), raw);
+        fields.insert(
+            "kiro_hooks".into(),
+            json!({"hooks": merged.hooks, "warnings": merged.warnings}),
+        );
     }
     Ok(HttpResponse::Ok().json(body))
+}
+
+/// The bundled kiro-cli hooks: `agent.kiro_hooks` of the compiled-in
+/// defaults (always present, always first).
+fn bundled_kiro_hooks() -> serde_json::Map<String, Value> {
+    crate::config::default_value("agent.kiro_hooks")
+        .and_then(|v| v.as_object().cloned())
+        .unwrap_or_default()
 }
 
 #[derive(Debug, Deserialize)]

@@ -10,6 +10,7 @@
 
 pub mod auth;
 pub mod body_timeout;
+pub mod channels;
 pub mod dashboard;
 pub mod extract;
 pub mod health;
@@ -36,9 +37,11 @@ use crate::embedding::EmbeddingRuntime;
 use crate::error::ApiError;
 use crate::home::DataHome;
 use crate::memory_layers::MemoryLayers;
+use kirocrew_actors::channel_history::ChannelHistoryHandle;
 use kirocrew_actors::hooks::HookRunnerHandle;
 use kirocrew_actors::lessons_file::LessonFile;
 use kirocrew_actors::security_log::SecurityLogHandle;
+use kirocrew_actors::sensitive_paths::SafeReader;
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
 /// Shared state every handler can read.
@@ -61,6 +64,12 @@ pub struct AppState {
     pub hooks: HookRunnerHandle,
     /// The data home.
     pub home: DataHome,
+    /// Channel buffers and modes (`/api/channels`).
+    pub channels: ChannelHistoryHandle,
+    /// The guarded file read (`safe_read_file`, and the audited
+    /// `safe_read_file_internal`) for every route or component reading a
+    /// path it was handed; its `policy()` answers `is_sensitive`.
+    pub safe_reader: SafeReader,
 }
 
 /// A resource whose unsupported methods answer a JSON 405 (actix's default
@@ -94,4 +103,5 @@ pub fn config_api(cfg: &mut web::ServiceConfig, settings: &Settings) {
     memory_files::config_memory_files(cfg);
     security::config_security(cfg);
     hooks::config_hooks(cfg);
+    channels::config_channels(cfg);
 }

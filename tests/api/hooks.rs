@@ -314,3 +314,31 @@ fn the_cli_lists_and_tests_hooks() {
     );
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[actix_web::test]
+async fn user_kiro_hooks_are_merged_and_validated() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("guard.sh");
+    std::fs::write(&good, "#!/bin/sh\n").unwrap();
+    let good = good.canonicalize().unwrap().display().to_string();
+    let g = good.clone();
+    let app = spawn_app_with(move |s| {
+        s.agent.kiro_hooks = json!({"preToolUse": [
+            {"matcher": "*", "command": g, "extra": 1},
+            {"matcher": "*", "command": g},
+            {"command": "/etc/shadow"},
+            {"command": "relative.sh"},
+        ]});
+    })
+    .await;
+    let listing = app.get_json("/api/hooks").await;
+    assert_eq!(
+        listing["kiro_hooks"]["hooks"],
+        json!({"preToolUse": [{"matcher": "*", "command": good}]})
+    );
+    assert_eq!(
+        listing["kiro_hooks"]["warnings"].as_array().unwrap().len(),
+        3,
+        "{listing}"
+    );
+}

@@ -3,6 +3,7 @@
 //! signals, systemd notification and the CLI).
 
 mod auth;
+mod channels;
 mod cli;
 mod config;
 mod cpu_modules;
