@@ -25,6 +25,7 @@ use kirocrew_actors::heartbeat::HeartbeatError;
 use kirocrew_actors::hooks::HookError;
 use kirocrew_actors::memory_files::MemoryFilesError;
 use kirocrew_actors::security_log::SecurityLogError;
+use kirocrew_actors::transcripts::TranscriptError;
 use kirocrew_actors::vector_store::VectorStoreError;
 
 /// An error answered to an HTTP client.
@@ -346,6 +347,20 @@ impl From<HookError> for ApiError {
             },
             HookError::Io(_) => ApiError::internal("hooks_io", &err),
             HookError::Unavailable(_) => ApiError::unavailable("hooks_unavailable", &err),
+        }
+    }
+}
+
+impl From<TranscriptError> for ApiError {
+    fn from(err: TranscriptError) -> Self {
+        let message = err.to_string();
+        match err {
+            TranscriptError::InvalidKey(_) => ApiError::validation("invalid_session_key", message),
+            TranscriptError::InvalidTurn(_) => ApiError::validation("invalid_turn", message),
+            TranscriptError::Io(_) => ApiError::internal("transcript_io", &err),
+            TranscriptError::Unavailable(_) => {
+                ApiError::unavailable("transcripts_unavailable", &err)
+            }
         }
     }
 }

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 
 /// Subdirectories whose whole tree kirocrew owns and keeps private.
-const PRIVATE_TREES: &[&str] = &["workspace", "models", "history"];
+const PRIVATE_TREES: &[&str] = &["workspace", "models", "history", "sessions"];
 
 /// How deep [`PRIVATE_TREES`] are walked (they are two or three levels).
 const MAX_TREE_DEPTH: usize = 8;
@@ -97,6 +97,11 @@ impl DataHome {
     /// and a legacy migration source.
     pub fn lessons_file(&self) -> PathBuf {
         self.root.join("lessons.jsonl")
+    }
+
+    /// sessions/: the session transcripts.
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.root.join("sessions")
     }
 
     /// hooks.json: the script hooks.

@@ -38,6 +38,7 @@ use kirocrew_actors::hooks::{HookRunnerConfig, HookRunnerHandle, RulesLoader};
 use kirocrew_actors::lessons_file::LessonFile;
 use kirocrew_actors::security_log::{SecurityLogConfig, SecurityLogHandle};
 use kirocrew_actors::sensitive_paths::{SafeReader, SensitivePaths};
+use kirocrew_actors::transcripts::{TranscriptsConfig, TranscriptsHandle};
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
 /// Script hooks running at once, at most; more wait their turn.
@@ -141,6 +142,10 @@ impl Application {
             home: home.clone(),
             channels,
             safe_reader,
+            transcripts: TranscriptsHandle::start(TranscriptsConfig {
+                dir: home.sessions_dir(),
+                clock: system_clock(),
+            }),
         });
         let body_timeout = web::Data::new(BodyTimeout(Duration::from_secs(
             settings.server.body_timeout_secs,

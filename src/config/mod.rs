@@ -57,6 +57,7 @@ const STRUCTURED_KEYS: &[&str] = &[
     "hooks.transforms",
     "hooks.context_rules",
     "agent.kiro_hooks",
+    "context.model_windows",
 ];
 
 fn defaults() -> Value {

@@ -30,6 +30,20 @@ pub struct Settings {
     pub agent: AgentSettings,
     /// Channel history.
     pub channels: ChannelSettings,
+    /// The context builder.
+    pub context: ContextConfig,
+}
+
+/// `context.*`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextConfig {
+    /// How long a build waits for the query embedding before it retrieves
+    /// by keywords (the embed still completes and is cached).
+    pub embed_deadline_ms: u64,
+    /// Model id → context window in tokens, added to (and overriding) the
+    /// built-in table.
+    pub model_windows: std::collections::BTreeMap<String, u64>,
 }
 
 /// `agent.*`
@@ -191,6 +205,23 @@ impl Settings {
             return bad(
                 "log.format",
                 format!("{:?} is not \"text\" or \"json\"", self.log.format),
+            );
+        }
+        if !(1..=60_000).contains(&self.context.embed_deadline_ms) {
+            return bad(
+                "context.embed_deadline_ms",
+                "must be between 1 and 60000".into(),
+            );
+        }
+        if let Some((model, _)) = self
+            .context
+            .model_windows
+            .iter()
+            .find(|(m, w)| m.trim().is_empty() || !(1_000..=100_000_000).contains(*w))
+        {
+            return bad(
+                "context.model_windows",
+                format!("{model:?}: a window must be 1000-100000000 tokens and the id non-empty"),
             );
         }
         if let Err(reason) = self.hooks.validate() {

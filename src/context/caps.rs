@@ -27,29 +27,29 @@ pub const EPISODIC_INJECT_CAP: usize = 3_000;
 /// land one char off).
 mod fraction {
     /// Thread history, LLM-compressed: 27 %.
-    pub const COMPRESSED_HISTORY: usize = 2_700;
+    pub(super) const COMPRESSED_HISTORY: usize = 2_700;
     /// Lessons: 22.6 %.
-    pub const LESSONS: usize = 2_260;
+    pub(super) const LESSONS: usize = 2_260;
     /// Thread history, truncation fallback: 21 %.
-    pub const HISTORY_FALLBACK: usize = 2_100;
+    pub(super) const HISTORY_FALLBACK: usize = 2_100;
     /// Daily history: 16 %.
-    pub const DAILY_HISTORY: usize = 1_600;
+    pub(super) const DAILY_HISTORY: usize = 1_600;
     /// Skills: 15 %.
-    pub const SKILLS: usize = 1_500;
+    pub(super) const SKILLS: usize = 1_500;
     /// Steering: 10 %.
-    pub const STEERING: usize = 1_000;
+    pub(super) const STEERING: usize = 1_000;
     /// Semantic memory: 7.7 %.
-    pub const SEMANTIC: usize = 770;
+    pub(super) const SEMANTIC: usize = 770;
     /// Episodic memory: 7.7 %.
-    pub const EPISODIC: usize = 770;
+    pub(super) const EPISODIC: usize = 770;
     /// Projects: 3.9 %.
-    pub const PROJECTS: usize = 390;
+    pub(super) const PROJECTS: usize = 390;
     /// Preferences: 2.6 %.
-    pub const PREFERENCES: usize = 260;
+    pub(super) const PREFERENCES: usize = 260;
     /// Preamble headroom: 3 %.
-    pub const PREAMBLE: usize = 300;
+    pub(super) const PREAMBLE: usize = 300;
     /// The denominator.
-    pub const WHOLE: usize = 10_000;
+    pub(super) const WHOLE: usize = 10_000;
 }
 
 /// The caps for one window.

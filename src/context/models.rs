@@ -41,7 +41,10 @@ pub fn resolve_model_window(model: Option<&str>, overrides: &BTreeMap<String, u6
         return None;
     }
     let lower = model.to_ascii_lowercase();
-    if let Some((_, w)) = overrides.iter().find(|(k, _)| k.to_ascii_lowercase() == lower) {
+    if let Some((_, w)) = overrides
+        .iter()
+        .find(|(k, _)| k.to_ascii_lowercase() == lower)
+    {
         return (*w > 0).then_some(*w);
     }
     KNOWN_WINDOWS
@@ -57,9 +60,18 @@ mod tests {
     #[test]
     fn known_unknown_and_auto() {
         let none = BTreeMap::new();
-        assert_eq!(resolve_model_window(Some("claude-sonnet-4-5"), &none), Some(200_000));
-        assert_eq!(resolve_model_window(Some("claude-sonnet-4-5[1m]"), &none), Some(1_000_000));
-        assert_eq!(resolve_model_window(Some("GPT-4o-mini"), &none), Some(128_000));
+        assert_eq!(
+            resolve_model_window(Some("claude-sonnet-4-5"), &none),
+            Some(200_000)
+        );
+        assert_eq!(
+            resolve_model_window(Some("claude-sonnet-4-5[1m]"), &none),
+            Some(1_000_000)
+        );
+        assert_eq!(
+            resolve_model_window(Some("GPT-4o-mini"), &none),
+            Some(128_000)
+        );
         assert_eq!(resolve_model_window(Some("auto"), &none), None);
         assert_eq!(resolve_model_window(Some(""), &none), None);
         assert_eq!(resolve_model_window(None, &none), None);
@@ -67,7 +79,13 @@ mod tests {
         let mut overrides = BTreeMap::new();
         overrides.insert("My-Private-Model".to_owned(), 64_000);
         overrides.insert("gpt-4o".to_owned(), 256_000);
-        assert_eq!(resolve_model_window(Some("my-private-model"), &overrides), Some(64_000));
-        assert_eq!(resolve_model_window(Some("gpt-4o"), &overrides), Some(256_000));
+        assert_eq!(
+            resolve_model_window(Some("my-private-model"), &overrides),
+            Some(64_000)
+        );
+        assert_eq!(
+            resolve_model_window(Some("gpt-4o"), &overrides),
+            Some(256_000)
+        );
     }
 }

@@ -27,6 +27,7 @@ pub mod memory_transfer;
 pub mod request_id;
 pub mod rules;
 pub mod security;
+pub mod sessions;
 
 use std::sync::Arc;
 
@@ -42,6 +43,7 @@ use kirocrew_actors::hooks::HookRunnerHandle;
 use kirocrew_actors::lessons_file::LessonFile;
 use kirocrew_actors::security_log::SecurityLogHandle;
 use kirocrew_actors::sensitive_paths::SafeReader;
+use kirocrew_actors::transcripts::TranscriptsHandle;
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
 /// Shared state every handler can read.
@@ -70,6 +72,32 @@ pub struct AppState {
     /// `safe_read_file_internal`) for every route or component reading a
     /// path it was handed; its `policy()` answers `is_sensitive`.
     pub safe_reader: SafeReader,
+    /// Session transcripts.
+    pub transcripts: TranscriptsHandle,
+}
+
+impl AppState {
+    /// What the context builder reads from.
+    pub fn context_sources(&self) -> crate::context::ContextSources {
+        crate::context::ContextSources {
+            store: self.store.clone(),
+            files: self.layers.files.clone(),
+            hooks: self.hooks.clone(),
+            channels: self.channels.clone(),
+            transcripts: self.transcripts.clone(),
+            reader: self.safe_reader.clone(),
+            clock: kirocrew_actors::clock::system_clock(),
+            settings: crate::context::ContextSettings {
+                embed_deadline: std::time::Duration::from_millis(
+                    self.settings.context.embed_deadline_ms,
+                ),
+                lazy_load: false,
+                model_windows: self.settings.context.model_windows.clone(),
+                project_dir: std::env::var_os("KIROCREW_PROJECT_DIR").map(Into::into),
+                data_home: self.home.root().display().to_string(),
+            },
+        }
+    }
 }
 
 /// A resource whose unsupported methods answer a JSON 405 (actix's default
@@ -103,5 +131,6 @@ pub fn config_api(cfg: &mut web::ServiceConfig, settings: &Settings) {
     memory_files::config_memory_files(cfg);
     security::config_security(cfg);
     hooks::config_hooks(cfg);
+    sessions::config_sessions(cfg);
     channels::config_channels(cfg);
 }

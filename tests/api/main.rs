@@ -19,5 +19,6 @@ mod security;
 mod security_cli;
 mod security_log;
 mod semantic;
+mod sessions;
 mod text_safety;
 mod transport;

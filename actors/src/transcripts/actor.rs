@@ -53,7 +53,9 @@ impl Transcripts {
         if let Err(c) = crate::control_chars::check_text("text", &turn.text) {
             return Err(TranscriptError::InvalidTurn(c.to_string()));
         }
-        std::fs::create_dir_all(&self.config.dir)?;
+        // Private like the rest of the data home: transcripts are chats.
+        std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+            .create(&self.config.dir)?;
         let now = format_ts(self.config.clock.now());
         let stored = Turn {
             ts: now.clone(),
