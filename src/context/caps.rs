@@ -85,12 +85,14 @@ pub struct ResolvedCaps {
 
 impl ResolvedCaps {
     /// `_MAX_CONTEXT_CHARS`: the sum of the section caps (the ceiling with
-    /// `skills.lazy_load` on). The per-message cap is a bound inside
-    /// history, not a section, so it is not in the sum.
+    /// `skills.lazy_load` on). Thread history is either compressed or, when
+    /// compression is unavailable, truncated to the fallback budget — one of
+    /// the two, so only the compressed cap counts (that is how the spec's
+    /// 190,575 adds up). The per-message cap is a bound inside history, not
+    /// a section, so it is not in the sum either.
     pub fn max_context(&self) -> usize {
         self.compressed_history
             + self.lessons
-            + self.history_fallback
             + self.daily_history
             + self.skills
             + self.steering
