@@ -133,9 +133,10 @@ mod tests {
     #[test]
     fn keys_become_safe_distinct_file_names() {
         assert_eq!(file_stem("slack:C1:T2").unwrap(), "slack%3AC1%3AT2");
+        // No separator survives and no name starts with a dot.
         assert_eq!(
             file_stem("../../etc/passwd").unwrap(),
-            "%2E.%2F%2E.%2Fetc%2Fpasswd"
+            "%2E.%2F..%2Fetc%2Fpasswd"
         );
         assert_ne!(file_stem("a b").unwrap(), file_stem("a_b").unwrap());
         assert_eq!(file_stem("dashboard.main").unwrap(), "dashboard.main");
