@@ -99,6 +99,18 @@ impl DataHome {
         self.root.join("lessons.jsonl")
     }
 
+    /// The sensitive-path policy: `~` is the user's home directory, and the
+    /// data home's own secrets (`api-token`) are refused too.
+    pub fn sensitive_paths(&self) -> kirocrew_actors::sensitive_paths::SensitivePaths {
+        let user_home = dirs::home_dir().unwrap_or_else(|| {
+            // Every rule also matches by component wherever it appears, so
+            // only `~`-relative spellings lose meaning without a home.
+            tracing::warn!("no home directory found; '~' in paths expands to '/'");
+            PathBuf::from("/")
+        });
+        kirocrew_actors::sensitive_paths::SensitivePaths::new(user_home).with_data_home(&self.root)
+    }
+
     /// sessions/: the session transcripts.
     pub fn sessions_dir(&self) -> PathBuf {
         self.root.join("sessions")

@@ -37,7 +37,7 @@ use kirocrew_actors::clock::{system_clock, system_monotonic};
 use kirocrew_actors::hooks::{HookRunnerConfig, HookRunnerHandle, RulesLoader};
 use kirocrew_actors::lessons_file::LessonFile;
 use kirocrew_actors::security_log::{SecurityLogConfig, SecurityLogHandle};
-use kirocrew_actors::sensitive_paths::{SafeReader, SensitivePaths};
+use kirocrew_actors::sensitive_paths::SafeReader;
 use kirocrew_actors::transcripts::{TranscriptsConfig, TranscriptsHandle};
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
@@ -98,12 +98,7 @@ impl Application {
         let embeddings = EmbeddingRuntime::start(&home, &settings, store);
         let store = embeddings.store.clone();
         let layers = MemoryLayers::start(&home, &settings, store.clone(), system_clock());
-        let security_log = SecurityLogHandle::start(SecurityLogConfig {
-            path: home.security_log(),
-            max_bytes: settings.security.log_max_bytes,
-            keep: settings.security.log_keep,
-            clock: system_clock(),
-        });
+        let security_log = SecurityLogHandle::start(security_log_config(&home, &settings));
         let hooks = HookRunnerHandle::start(
             HookRunnerConfig {
                 config_file: home.root().join("config.json"),
@@ -114,7 +109,7 @@ impl Application {
             },
             settings.hooks.clone(),
         );
-        let sensitive_paths = sensitive_paths(&home);
+        let sensitive_paths = home.sensitive_paths();
         let channels = ChannelHistoryHandle::start(ChannelHistoryConfig {
             history_dir: home.history_dir(),
             observe_max_entries: settings.channels.observe_max_messages as usize,
@@ -252,16 +247,15 @@ impl Application {
     }
 }
 
-/// The sensitive-path policy: `~` is the user's home directory, and the
-/// data home's own secrets (`api-token`) are refused too.
-fn sensitive_paths(home: &DataHome) -> SensitivePaths {
-    let user_home = dirs::home_dir().unwrap_or_else(|| {
-        // Every rule also matches by component wherever it appears, so only
-        // `~`-relative spellings lose meaning without a home.
-        tracing::warn!("no home directory found; '~' in paths expands to '/'");
-        std::path::PathBuf::from("/")
-    });
-    SensitivePaths::new(user_home).with_data_home(home.root())
+/// The security event log's configuration for `home` (the daemon and the
+/// one-shot commands that record events).
+pub fn security_log_config(home: &DataHome, settings: &Settings) -> SecurityLogConfig {
+    SecurityLogConfig {
+        path: home.security_log(),
+        max_bytes: settings.security.log_max_bytes,
+        keep: settings.security.log_keep,
+        clock: system_clock(),
+    }
 }
 
 /// Resolves on SIGTERM or SIGINT.

@@ -1,4 +1,4 @@
-//! The command line: `kirocrew serve | memory … | learn … | hooks … | config … | doctor |
+//! The command line: `kirocrew serve | memory … | learn … | hooks … | context … | config … | doctor |
 //! bench … | security …`.
 //!
 //! Every command takes `--home` (else `$KIROCREW_HOME`, else `~/.kiro/crew`).
@@ -9,6 +9,7 @@
 mod bench;
 mod bench_locomo;
 mod config_cmd;
+mod context;
 mod doctor;
 mod hooks;
 mod learn;
@@ -54,6 +55,9 @@ pub enum Command {
     /// Teach, list and remove lessons (learned corrections).
     #[command(subcommand)]
     Learn(learn::LearnCommand),
+    /// Preview the context a session would get, with its receipt.
+    #[command(subcommand)]
+    Context(context::ContextCommand),
     /// Show and test hooks (config rules and script hooks).
     #[command(subcommand)]
     Hooks(hooks::HooksCommand),
@@ -117,6 +121,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Doctor(args) => doctor::run(home, args),
         Command::Learn(cmd) => learn::run(home, cmd),
         Command::Hooks(cmd) => hooks::run(home, cmd),
+        Command::Context(cmd) => context::run(home, cmd),
         Command::Bench(cmd) => bench::run(cmd),
         Command::ProbeCpuModule(_) | Command::Security(_) => Ok(ExitCode::SUCCESS),
     }

@@ -50,6 +50,19 @@ pub struct ContextSettings {
     pub data_home: String,
 }
 
+impl ContextSettings {
+    /// The tunables from the configuration and the data home.
+    pub fn from_config(settings: &crate::config::Settings, home: &crate::home::DataHome) -> Self {
+        Self {
+            embed_deadline: Duration::from_millis(settings.context.embed_deadline_ms),
+            lazy_load: false,
+            model_windows: settings.context.model_windows.clone(),
+            project_dir: std::env::var_os("KIROCREW_PROJECT_DIR").map(Into::into),
+            data_home: home.root().display().to_string(),
+        }
+    }
+}
+
 /// Messages of thread history sent at session start (spec: "last 20").
 pub(super) const THREAD_HISTORY_MESSAGES: usize = 20;
 

@@ -87,15 +87,7 @@ impl AppState {
             transcripts: self.transcripts.clone(),
             reader: self.safe_reader.clone(),
             clock: kirocrew_actors::clock::system_clock(),
-            settings: crate::context::ContextSettings {
-                embed_deadline: std::time::Duration::from_millis(
-                    self.settings.context.embed_deadline_ms,
-                ),
-                lazy_load: false,
-                model_windows: self.settings.context.model_windows.clone(),
-                project_dir: std::env::var_os("KIROCREW_PROJECT_DIR").map(Into::into),
-                data_home: self.home.root().display().to_string(),
-            },
+            settings: crate::context::ContextSettings::from_config(&self.settings, &self.home),
         }
     }
 }

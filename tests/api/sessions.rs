@@ -377,3 +377,42 @@ async fn messages_get_hooks_channel_history_and_land_in_the_transcript() {
     let lines_after = std::fs::read_to_string(&file).unwrap().lines().count();
     assert_eq!(lines_after, 4, "refused messages add nothing");
 }
+
+#[test]
+fn the_cli_previews_the_same_context_with_its_receipt() {
+    use crate::cli::{run_cli, stderr, stdout};
+    let home = tempfile::tempdir().unwrap();
+    let out = run_cli(
+        home.path(),
+        &["learn", "add", "Always cite the source file"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run_cli(
+        home.path(),
+        &[
+            "context",
+            "preview",
+            "where is the config?",
+            "--json",
+            "--window",
+            "200000",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let built: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_receipt_adds_up(&built);
+    assert!(built["context"]
+        .as_str()
+        .unwrap()
+        .contains("Always cite the source file"));
+    assert_eq!(built["receipt"]["ceiling"], 33_000);
+    let out = run_cli(home.path(), &["context", "preview", "hi", "--no-lessons"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(!text.contains("Always cite"), "{text}");
+    assert!(
+        text.contains("[CONTEXT SCOPE]") && text.contains("--- receipt:"),
+        "{text}"
+    );
+    assert!(text.contains("critical_rules"), "{text}");
+}
