@@ -22,6 +22,8 @@ pub enum BenchCommand {
     Embed(EmbedArgs),
     /// Episodic retrieval recall on the LoCoMo dev split.
     Locomo(super::bench_locomo::LocomoArgs),
+    /// Context builder latency on a realistic data home.
+    Context(super::bench_context::ContextArgs),
 }
 
 /// Options of `kirocrew bench embed`.
@@ -173,6 +175,7 @@ pub(super) fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
     let args = match cmd {
         BenchCommand::Embed(args) => args,
         BenchCommand::Locomo(args) => return super::bench_locomo::run(args),
+        BenchCommand::Context(args) => return super::bench_context::run(args),
     };
     if !args.model.is_file() {
         bail!("--model {} is not a file", args.model.display());

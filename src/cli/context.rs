@@ -73,36 +73,8 @@ pub(super) fn run(home: DataHome, cmd: ContextCommand) -> anyhow::Result<ExitCod
             Some(embedder) => store.with_ready_embedder(embedder).await?,
             None => store,
         };
-        let files = MemoryFilesHandle::start(MemoryFilesConfig {
-            memory_dir: home.memory_dir(),
-            index_path: home.memory_index_db(),
-            clock: system_clock(),
-            rebuild_on_start: false,
-        });
-        let log = SecurityLogHandle::start(crate::startup::security_log_config(&home, &settings));
-        let policy = home.sensitive_paths();
-        let channels = ChannelHistoryHandle::start(ChannelHistoryConfig {
-            history_dir: home.history_dir(),
-            observe_max_entries: settings.channels.observe_max_messages as usize,
-            observe_ttl: settings.channels.observe_ttl(),
-            clock: system_clock(),
-            monotonic: system_monotonic(),
-            security_log: log.clone(),
-            sensitive_paths: policy.clone(),
-        })?;
-        let sources = ContextSources {
-            store,
-            files: files.clone(),
-            hooks: super::hooks::start_runner(&home, settings.hooks.clone()),
-            channels,
-            transcripts: TranscriptsHandle::start(TranscriptsConfig {
-                dir: home.sessions_dir(),
-                clock: system_clock(),
-            }),
-            reader: SafeReader::new(policy, log, "cli"),
-            clock: system_clock(),
-            settings: ContextSettings::from_config(&settings, &home),
-        };
+        let sources = local_sources(&home, &settings, store)?;
+        let files = sources.files.clone();
         let request = SessionRequest {
             session_key: args.session.clone(),
             message: args.message.clone(),
@@ -118,9 +90,50 @@ pub(super) fn run(home: DataHome, cmd: ContextCommand) -> anyhow::Result<ExitCod
         };
         let built = build_session_context(&sources, &request).await;
         let _ = files.close().await;
+        let _ = sources.store.close().await;
         let mut out = std::io::stdout().lock();
         print_preview(&built, args.json, &mut out)?;
         Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// The builder's sources for a one-shot command on `home`: the given
+/// store, and the other owners started locally (no download, no index
+/// rebuild, nothing recorded but security events).
+pub(crate) fn local_sources(
+    home: &DataHome,
+    settings: &crate::config::Settings,
+    store: VectorStoreHandle,
+) -> anyhow::Result<ContextSources> {
+    let files = MemoryFilesHandle::start(MemoryFilesConfig {
+        memory_dir: home.memory_dir(),
+        index_path: home.memory_index_db(),
+        clock: system_clock(),
+        rebuild_on_start: false,
+    });
+    let log = SecurityLogHandle::start(crate::startup::security_log_config(home, settings));
+    let policy = home.sensitive_paths();
+    let channels = ChannelHistoryHandle::start(ChannelHistoryConfig {
+        history_dir: home.history_dir(),
+        observe_max_entries: settings.channels.observe_max_messages as usize,
+        observe_ttl: settings.channels.observe_ttl(),
+        clock: system_clock(),
+        monotonic: system_monotonic(),
+        security_log: log.clone(),
+        sensitive_paths: policy.clone(),
+    })?;
+    Ok(ContextSources {
+        store,
+        files,
+        hooks: super::hooks::start_runner(home, settings.hooks.clone()),
+        channels,
+        transcripts: TranscriptsHandle::start(TranscriptsConfig {
+            dir: home.sessions_dir(),
+            clock: system_clock(),
+        }),
+        reader: SafeReader::new(policy, log, "cli"),
+        clock: system_clock(),
+        settings: ContextSettings::from_config(settings, home),
     })
 }
 
