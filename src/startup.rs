@@ -103,6 +103,11 @@ impl Application {
             keep: settings.security.log_keep,
             clock: system_clock(),
         });
+        // Every memory writer's injection blocks become security events too.
+        store
+            .attach_security_log(security_log.clone())
+            .await
+            .context("attaching the security log to the store")?;
         let hooks = HookRunnerHandle::start(
             HookRunnerConfig {
                 config_file: home.root().join("config.json"),
