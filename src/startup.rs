@@ -99,6 +99,11 @@ impl Application {
         let store = embeddings.store.clone();
         let layers = MemoryLayers::start(&home, &settings, store.clone(), system_clock());
         let security_log = SecurityLogHandle::start(security_log_config(&home, &settings));
+        // Every memory writer's injection blocks become security events too.
+        store
+            .attach_security_log(security_log.clone())
+            .await
+            .context("attaching the security log to the store")?;
         let hooks = HookRunnerHandle::start(
             HookRunnerConfig {
                 config_file: home.root().join("config.json"),

@@ -120,7 +120,7 @@ async fn measure(
         if !embedder.wait_ready(Duration::from_secs(600)).await? {
             bail!("the model did not load");
         }
-        let embedded_store = store.with_ready_embedder(embedder).await?;
+        let embedded_store = store.clone().with_ready_embedder(embedder).await?;
         let swept = Instant::now();
         let done = run_backfill(&embedded_store, false).await?;
         report["embedded_rows"] = json!(done);

@@ -79,11 +79,15 @@ pub(super) fn run(home: DataHome, cmd: LearnCommand) -> anyhow::Result<ExitCode>
             Some(embedder) => store.with_embedder(embedder.clone()),
             None => store,
         };
+        // A lesson the screen blocks is a security event, as in the daemon.
+        let log = super::security::start_log(&home, &settings);
+        store.attach_security_log(log.clone()).await?;
         let result = run_on_store(&store, cmd).await;
         if let Some(embedder) = embedder {
             let _ = embedder.close().await;
         }
         store.close().await.context("closing memory.db")?;
+        log.flush().await.context("writing the security log")?;
         result
     })
 }

@@ -175,6 +175,10 @@ pub(super) fn run(home: DataHome, cmd: MemoryCommand) -> anyhow::Result<ExitCode
             Some(embedder) => store.with_embedder(embedder.clone()),
             None => store,
         };
+        // A write this command makes and the screen blocks is a security
+        // event, as in the daemon.
+        let log = super::security::start_log(&home, &settings);
+        store.attach_security_log(log.clone()).await?;
         let result = match cmd {
             MemoryCommand::Migrate { json } => {
                 super::memory_files::migrate(&home, &store, json).await
@@ -188,6 +192,7 @@ pub(super) fn run(home: DataHome, cmd: MemoryCommand) -> anyhow::Result<ExitCode
             let _ = embedder.close().await;
         }
         store.close().await.context("closing memory.db")?;
+        log.flush().await.context("writing the security log")?;
         result
     })
 }

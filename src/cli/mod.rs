@@ -18,6 +18,7 @@ mod memory;
 mod memory_commands;
 mod memory_files;
 mod security;
+mod security_audit;
 mod serve;
 
 use std::path::PathBuf;
@@ -65,7 +66,8 @@ pub enum Command {
     /// Measure performance.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
-    /// Screen text for prompt injection, redact credentials (stdin → stdout).
+    /// Screen text for prompt injection, redact credentials (stdin → stdout),
+    /// show security events, audit stored memory.
     #[command(subcommand)]
     Security(security::SecurityCommand),
     /// Verify one llama.cpp CPU module on this CPU (kirocrew runs this as a
@@ -105,10 +107,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     let command = match cli.command {
         // Pure text filters: no data home, no model, no kernels.
-        Command::Security(cmd) => return security::run(cmd),
+        Command::Security(cmd) if !cmd.needs_home() => return security::run(cmd),
         other => other,
     };
     let home = DataHome::resolve(cli.home)?;
+    if let Command::Security(cmd) = command {
+        // Reads the log and stored memory: no model, no kernels.
+        return security::run_on_home(home, cmd);
+    }
     // Every command that may compute embeddings verifies its CPU kernels.
     let kernels = crate::embedding::kernels::install(&home);
     if matches!(command, Command::Serve(_)) {

@@ -26,10 +26,12 @@
 //! Files: `normalize.rs`, `decode.rs`, `rules/` (`rule.rs` types,
 //! `vocab.rs` per-language words, `table.rs` the compiled rules),
 //! `speech.rs`, `screen.rs` (the verdict), `similarity.rs` (+
-//! `exemplars.jsonl`), `redact.rs` (credentials), `exfil_urls.rs`.
+//! `exemplars.jsonl`), `redact.rs` (credentials), `exfil_urls.rs`,
+//! `inspect.rs` (all detectors over one stored text, for `security audit`).
 
 pub mod decode;
 pub mod exfil_urls;
+pub mod inspect;
 pub mod normalize;
 pub mod redact;
 pub mod rules;
@@ -38,7 +40,8 @@ pub mod similarity;
 pub mod speech;
 
 pub use exfil_urls::redact_exfiltration_urls;
-pub use redact::{redact, redact_credentials, SNIPPET_CHARS};
+pub use inspect::{inspect, Finding, FindingKind};
+pub use redact::{credential_kinds, redact, redact_credentials, SNIPPET_CHARS};
 pub use rules::rule::{Category, Rule};
-pub use screen::{find_injection, find_injection_in_json, screen, Layer, Verdict};
+pub use screen::{find_injection, find_injection_in_json, screen, screen_json, Layer, Verdict};
 pub use similarity::{best_match, combine, exemplars, Exemplar, SimilarityMatch, SimilarityPolicy};

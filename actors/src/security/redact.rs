@@ -148,30 +148,57 @@ type ValueTest = dyn Fn(&str) -> bool;
 
 /// One pass of every credential rule; `None` when nothing matched.
 fn redact_once(text: &str) -> Option<String> {
+    redact_once_naming(text, &mut Vec::new())
+}
+
+/// [`redact_once`], also naming every rule that matched in `kinds`.
+fn redact_once_naming(text: &str, kinds: &mut Vec<&'static str>) -> Option<String> {
     let mut current: Cow<'_, str> = Cow::Borrowed(text);
     let mut changed = false;
-    for (_, shape) in SHAPES.iter() {
+    for (name, shape) in SHAPES.iter() {
         if shape.is_match(&current) {
             current = Cow::Owned(shape.replace_all(&current, REDACTED).into_owned());
             changed = true;
+            kinds.push(name);
         }
     }
-    let steps: [(&Regex, &ValueTest); 5] = [
-        (&URL_PASSWORD, &|v: &str| !is_placeholder(v)),
-        (&BEARER, &|v: &str| !is_placeholder(v) && v != REDACTED),
-        (&BASIC, &basic_is_credentials),
-        (&AWS_SECRET, &|v: &str| !is_placeholder(v)),
-        (&ASSIGNMENT, &|v: &str| {
+    let steps: [(&'static str, &Regex, &ValueTest); 5] = [
+        ("url_password", &URL_PASSWORD, &|v: &str| !is_placeholder(v)),
+        ("bearer", &BEARER, &|v: &str| {
+            !is_placeholder(v) && v != REDACTED
+        }),
+        ("basic_auth", &BASIC, &basic_is_credentials),
+        ("aws_secret", &AWS_SECRET, &|v: &str| !is_placeholder(v)),
+        ("secret_assignment", &ASSIGNMENT, &|v: &str| {
             v != REDACTED && !v.starts_with("[REDACTED") && looks_secret(v)
         }),
     ];
-    for (re, pred) in steps {
+    for (name, re, pred) in steps {
         if let Some(next) = replace_value(&current, re, pred) {
             current = Cow::Owned(next);
             changed = true;
+            kinds.push(name);
         }
     }
     changed.then(|| current.into_owned())
+}
+
+/// The kinds of credential [`redact_credentials`] would redact in `text`
+/// (`aws_key_id`, `github`, `bearer`, `secret_assignment`, …, and
+/// `encoded_credential` for a base64 blob that decodes to one), in rule
+/// order, each once; empty when there is none. For reports (`kirocrew
+/// security audit`) that must say *what* was found without showing it.
+pub fn credential_kinds(text: &str) -> Vec<&'static str> {
+    let mut kinds = Vec::new();
+    let direct = redact_once_naming(text, &mut kinds);
+    let base = direct.as_deref().unwrap_or(text);
+    if BLOB
+        .find_iter(base)
+        .any(|m| decodes_to_credentials(m.as_str()))
+    {
+        kinds.push("encoded_credential");
+    }
+    kinds
 }
 
 /// Replaces credential-shaped substrings with `[REDACTED]`; text with no
@@ -239,6 +266,20 @@ mod tests {
         let blob = STANDARD.encode("aws_access_key_id=AKIAIOSFODNN7EXAMPLE");
         let out = redact_credentials(&format!("config: {blob}"));
         assert_eq!(out, "config: [REDACTED]");
+    }
+
+    #[test]
+    fn credential_kinds_name_what_would_be_redacted() {
+        let blob = STANDARD.encode("aws_access_key_id=AKIAIOSFODNN7EXAMPLE");
+        assert_eq!(
+            credential_kinds("key AKIAIOSFODNN7EXAMPLE and password=hunter22"),
+            vec!["aws_key_id", "secret_assignment"]
+        );
+        assert_eq!(
+            credential_kinds(&format!("cfg {blob}")),
+            vec!["encoded_credential"]
+        );
+        assert!(credential_kinds("let password = prompt_password(\"Password: \")?;").is_empty());
     }
 
     #[test]

@@ -183,10 +183,15 @@ pub fn find_injection(text: &str) -> Option<&'static str> {
 
 /// Screens a JSON value: every string leaf and every object key is
 /// scanned, so steering text cannot hide inside a nested structure.
-pub fn find_injection_in_json(value: &serde_json::Value) -> Option<&'static str> {
+pub fn screen_json(value: &serde_json::Value) -> Verdict {
     let mut text = String::new();
     collect_strings(value, &mut text);
-    find_injection(&text)
+    screen(&text)
+}
+
+/// The name of the rule that blocks a JSON value (see [`screen_json`]).
+pub fn find_injection_in_json(value: &serde_json::Value) -> Option<&'static str> {
+    screen_json(value).rule
 }
 
 fn collect_strings(value: &serde_json::Value, out: &mut String) {

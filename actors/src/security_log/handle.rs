@@ -6,7 +6,7 @@ use tokio::sync::broadcast;
 
 use super::actor::SecurityLog;
 use super::error::SecurityLogError;
-use super::messages::{ListSecurityEvents, RecordSecurityEvent};
+use super::messages::{FlushSecurityLog, ListSecurityEvents, RecordSecurityEvent};
 use super::types::{SecurityEvent, SecurityLogConfig, SecurityRecord};
 use crate::ask::ask;
 
@@ -54,6 +54,13 @@ impl SecurityLogHandle {
     /// decisions on the hot path).
     pub fn record_later(&self, event: SecurityEvent) {
         self.addr.do_send(RecordSecurityEvent(event));
+    }
+
+    /// Waits until every event recorded before this call, including
+    /// [`record_later`](Self::record_later) ones, has been written (or has
+    /// failed and been logged). One-shot commands call it before exiting.
+    pub async fn flush(&self) -> Result<(), SecurityLogError> {
+        ask(&self.addr, FlushSecurityLog).await
     }
 
     /// The newest `limit` events, newest first, optionally of one category.

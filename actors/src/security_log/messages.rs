@@ -21,6 +21,21 @@ pub(crate) struct ListSecurityEvents {
     pub category: Option<String>,
 }
 
+/// Answers once every event sent before it has been handled (the mailbox
+/// is first in, first out): a one-shot command flushes its
+/// `record_later` events this way before it exits.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(), SecurityLogError>")]
+pub(crate) struct FlushSecurityLog;
+
+impl Handler<FlushSecurityLog> for SecurityLog {
+    type Result = Result<(), SecurityLogError>;
+
+    fn handle(&mut self, _: FlushSecurityLog, _: &mut Context<Self>) -> Self::Result {
+        Ok(())
+    }
+}
+
 impl Handler<RecordSecurityEvent> for SecurityLog {
     type Result = Result<SecurityRecord, SecurityLogError>;
 

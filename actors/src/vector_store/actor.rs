@@ -28,12 +28,17 @@ use actix::prelude::*;
 use sqlx::sqlite::SqlitePool;
 
 use super::db;
+use std::sync::Arc;
+
 use super::episodic::mirror::EpisodicMirror;
 use super::error::VectorStoreError;
+use super::screening::{ExemplarBank, Screening};
 use super::semantic::mirror::SemanticMirror;
 use super::settings::StoreSettings;
 use super::space::types::{ReembedStatus, SpaceInfo};
 use crate::clock::{format_ts, SharedClock};
+use crate::security::similarity::SimilarityPolicy;
+use crate::security_log::SecurityLogHandle;
 
 /// How long to wait before retrying a failed reopen after a restart.
 const REOPEN_RETRY: Duration = Duration::from_secs(2);
@@ -51,11 +56,30 @@ pub(crate) struct VectorStore {
     pub(super) episodic: EpisodicMirror,
     pub(super) space: SpaceInfo,
     pub(super) reembed: ReembedStatus,
+    /// The attack exemplars embedded in some space (`screening.rs`); used
+    /// only while that space is the current one.
+    pub(super) exemplar_bank: Option<Arc<ExemplarBank>>,
+    /// Where injection blocks are also recorded, once attached.
+    pub(super) security_log: Option<SecurityLogHandle>,
 }
 
 impl VectorStore {
     pub(super) fn now(&self) -> String {
         format_ts(self.clock.now())
+    }
+
+    /// What a write is screened with now: the exemplar bank only if it was
+    /// embedded in the current space, and the attached security log.
+    pub(super) fn screening(&self) -> Screening {
+        let current = self.space.signature();
+        Screening {
+            bank: self
+                .exemplar_bank
+                .clone()
+                .filter(|bank| current.as_deref() == Some(bank.signature.as_str())),
+            policy: SimilarityPolicy::default(),
+            log: self.security_log.clone(),
+        }
     }
 
     pub(super) fn pool(&self) -> Result<SqlitePool, VectorStoreError> {
@@ -228,6 +252,8 @@ mod supervision_tests {
             episodic: Default::default(),
             space: Default::default(),
             reembed: Default::default(),
+            exemplar_bank: None,
+            security_log: None,
         });
         let store = VectorStoreHandle {
             addr,

@@ -15,13 +15,14 @@ use super::actor::VectorStore;
 use super::db;
 use super::episodic::index_messages::SaveEpisodicIndex;
 use super::error::VectorStoreError;
-use super::messages::{CheckHealth, CloseStore, GetStats};
+use super::messages::{AttachSecurityLog, CheckHealth, CloseStore, GetStats};
 use super::settings::StoreSettings;
 use super::space::db::load_space;
 use super::stats::MemoryStats;
 use crate::ask::ask;
 use crate::clock::SharedClock;
 use crate::embedder::EmbedderHandle;
+use crate::security_log::SecurityLogHandle;
 
 /// A cloneable reference to the running `VectorStore` actor.
 #[derive(Clone)]
@@ -62,6 +63,8 @@ impl VectorStoreHandle {
             episodic: Default::default(),
             space,
             reembed: Default::default(),
+            exemplar_bank: None,
+            security_log: None,
         });
         Ok(Self {
             addr,
@@ -101,6 +104,17 @@ impl VectorStoreHandle {
             self.reconcile_space(&model_id, dim).await?;
         }
         Ok(self.with_embedder(embedder))
+    }
+
+    /// Records every injection block of every writer in `log` as well
+    /// (category `injection_blocked`, actor = the write's source), from
+    /// now on and for every clone of this handle. The daemon and the
+    /// one-shot commands that write attach the data home's log.
+    pub async fn attach_security_log(
+        &self,
+        log: SecurityLogHandle,
+    ) -> Result<(), VectorStoreError> {
+        self.ask(AttachSecurityLog(log)).await
     }
 
     /// The attached embedder, if any.

@@ -7,6 +7,7 @@ use super::actor::VectorStore;
 use super::db;
 use super::error::VectorStoreError;
 use super::stats::{stats, MemoryStats};
+use crate::security_log::SecurityLogHandle;
 
 /// Reports counts and sizes.
 #[derive(Debug, Message)]
@@ -22,6 +23,20 @@ pub(crate) struct CheckHealth;
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(), VectorStoreError>")]
 pub(crate) struct CloseStore;
+
+/// Attaches the security event log injection blocks are reported to.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(), VectorStoreError>")]
+pub(crate) struct AttachSecurityLog(pub SecurityLogHandle);
+
+impl Handler<AttachSecurityLog> for VectorStore {
+    type Result = Result<(), VectorStoreError>;
+
+    fn handle(&mut self, msg: AttachSecurityLog, _: &mut Context<Self>) -> Self::Result {
+        self.security_log = Some(msg.0);
+        Ok(())
+    }
+}
 
 impl Handler<GetStats> for VectorStore {
     type Result = ResponseActFuture<Self, Result<MemoryStats, VectorStoreError>>;

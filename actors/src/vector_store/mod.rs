@@ -20,7 +20,10 @@
 //! them. Dependencies run one way: `lessons` → `semantic` → `episodic` →
 //! `space`; `transfer` sits on top. The root keeps what every domain
 //! shares: the actor (`actor.rs`), the pool (`db.rs`), the audit trail
-//! (`audit.rs`), the error (`error.rs`), and the handle itself.
+//! (`audit.rs`), the error (`error.rs`), the handle itself, and injection
+//! screening as every writer runs it (`screening.rs`: rules + similarity
+//! to the exemplar bank; `refusal.rs`: a block audited in memory.db and
+//! recorded in the security event log).
 //!
 //! ## Why an actor and a pool
 //! The reference serialized every statement on one connection behind a
@@ -38,6 +41,8 @@ mod handle;
 mod keyword;
 pub mod lessons;
 mod messages;
+mod refusal;
+mod screening;
 mod semantic;
 mod settings;
 mod space;

@@ -124,11 +124,12 @@ impl Handler<WriteEpisodic> for VectorStore {
                             duplicate,
                             pool,
                             act.settings.max_events,
+                            act.screening(),
                             format_ts(now),
                         ))
                     });
                     fut::wrap_future::<_, Self>(async move {
-                        let (signature, duplicate, pool, max_events, now) = prepared?;
+                        let (signature, duplicate, pool, max_events, screening, now) = prepared?;
                         let merge = match duplicate {
                             Some(NearDuplicate::Refused(id)) => {
                                 return Err(VectorStoreError::DuplicateEpisode { id })
@@ -137,7 +138,8 @@ impl Handler<WriteEpisodic> for VectorStore {
                             None => None,
                         };
                         let limits = Limits { max, max_events };
-                        store(&pool, msg.write, msg.vector, signature, merge, limits, &now).await
+                        let vector = msg.vector.zip(signature);
+                        store(&pool, msg.write, vector, merge, limits, &screening, &now).await
                     })
                 })
                 .map(|res, act, ctx| {

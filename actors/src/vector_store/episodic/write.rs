@@ -20,10 +20,11 @@ use super::rank::sanitize_tags;
 use super::types::{content_hash, EpisodicEntry, EpisodicWrite, MAX_TEXT_CHARS, MIN_TEXT_CHARS};
 use crate::clock::format_ts;
 use crate::control_chars::check_text;
-use crate::security::redact::redact;
-use crate::security::screen::find_injection;
+use crate::security::screen::screen;
 use crate::vector_store::audit::{record_event, NewEvent};
 use crate::vector_store::error::VectorStoreError;
+use crate::vector_store::refusal::{refuse, Blocked};
+use crate::vector_store::screening::Screening;
 use crate::vector_store::space::types::CommitVector;
 
 /// The store's bounds a write honours.
@@ -109,13 +110,16 @@ pub(super) fn validate_text(text: &str) -> Result<String, VectorStoreError> {
     Ok(trimmed.to_owned())
 }
 
+/// Stores one fragment. `vector` is its vector with the signature of the
+/// current space (none when it has none, or one of a superseded space); it
+/// is stored with the row and feeds the similarity screen.
 pub(super) async fn store(
     pool: &SqlitePool,
     write: EpisodicWrite,
-    vector: Option<CommitVector>,
-    signature: Option<String>,
+    vector: Option<(CommitVector, String)>,
     merge: Option<EpisodicEntry>,
     limits: Limits,
+    screening: &Screening,
     now: &str,
 ) -> Result<i64, VectorStoreError> {
     let Limits { max, max_events } = limits;
@@ -123,24 +127,18 @@ pub(super) async fn store(
     for tag in &write.tags {
         check_text("tags", tag)?;
     }
-    if let Some(pattern) = find_injection(&text) {
-        let mut conn = pool.acquire().await?;
-        let snippet = redact(&text);
-        record_event(
-            &mut conn,
-            NewEvent {
-                event_type: "injection_blocked",
-                memory_type: "episodic",
-                key: "",
-                old_value: None,
-                new_value: Some(&snippet),
-                source: &write.source,
-            },
-            now,
-            max_events,
-        )
-        .await?;
-        return Err(VectorStoreError::InjectionDetected { pattern });
+    let vector = vector
+        .as_ref()
+        .map(|(v, s)| (v.vector.as_slice(), s.as_str()));
+    let verdict = screening.judge(screen(&text), vector);
+    if verdict.blocked {
+        let blocked = Blocked {
+            memory_type: "episodic",
+            key: "",
+            source: &write.source,
+            text: &text,
+        };
+        return Err(refuse(pool, &verdict, blocked, screening, now, max_events).await);
     }
     let hash = content_hash(&text);
     let mut importance = if write.importance.is_finite() {
@@ -197,10 +195,6 @@ pub(super) async fn store(
             .await?;
         }
     }
-    let vector = vector
-        .as_ref()
-        .zip(signature.as_deref())
-        .map(|(v, s)| (v.vector.as_slice(), s));
     let id = db::insert(
         &mut tx,
         NewEpisode {

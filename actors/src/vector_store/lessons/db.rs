@@ -12,6 +12,7 @@ use super::rules::{
 };
 use crate::embedder::vector::cosine;
 use crate::vector_store::error::VectorStoreError;
+use crate::vector_store::screening::Screening;
 use crate::vector_store::semantic::ladder::{decide, Incumbent, Verdict};
 use crate::vector_store::semantic::types::{SemanticWrite, WriteOutcome};
 use crate::vector_store::semantic::write;
@@ -121,6 +122,7 @@ pub(crate) async fn write(
     space: &SpaceInfo,
     write: LessonWrite,
     vector: Option<CommitVector>,
+    screening: &Screening,
     now: &str,
 ) -> Result<LessonOutcome, VectorStoreError> {
     let (rule, negative) = validate_lesson(&write).map_err(VectorStoreError::InvalidLesson)?;
@@ -172,7 +174,7 @@ pub(crate) async fn write(
         confidence: write.confidence,
         source: write.source.clone(),
     };
-    let (outcome, _) = write::write(pool, settings, row, vector, space, now).await?;
+    let (outcome, _) = write::write(pool, settings, row, vector, space, screening, now).await?;
     set_category(pool, &key, write.category).await?;
     if let Some(old) = replaced {
         write::delete(pool, settings, &old, &write.source, now).await?;

@@ -55,8 +55,10 @@ impl Handler<WriteLesson> for VectorStore {
 
     fn handle(&mut self, msg: WriteLesson, _: &mut Context<Self>) -> Self::Result {
         let space = self.space.clone();
+        let screening = self.screening();
         self.atomic(|pool, settings, now| async move {
-            store::write(&pool, &settings, &space, msg.write, msg.vector, &now).await
+            let (w, v) = (msg.write, msg.vector);
+            store::write(&pool, &settings, &space, w, v, &screening, &now).await
         })
     }
 }

@@ -44,6 +44,10 @@ impl VectorStoreHandle {
         vector: Option<CommitVector>,
     ) -> Result<(WriteOutcome, SemanticEntry), VectorStoreError> {
         refuse_lesson_key(&write.key)?;
+        if vector.is_some() {
+            // The vector is screened too: make the exemplars ready in its space.
+            self.ensure_exemplar_bank().await;
+        }
         self.ask(WriteSemantic { write, vector }).await
     }
 

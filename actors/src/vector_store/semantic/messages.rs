@@ -90,8 +90,10 @@ impl Handler<WriteSemantic> for VectorStore {
 
     fn handle(&mut self, msg: WriteSemantic, _: &mut Context<Self>) -> Self::Result {
         let space = self.space.clone();
+        let screening = self.screening();
         self.atomic(|pool, settings, now| async move {
-            write::write(&pool, &settings, msg.write, msg.vector, &space, &now).await
+            let (w, v) = (msg.write, msg.vector);
+            write::write(&pool, &settings, w, v, &space, &screening, &now).await
         })
     }
 }
@@ -100,8 +102,9 @@ impl Handler<WriteSemanticIfAbsent> for VectorStore {
     type Result = AtomicResponse<Self, Result<IfAbsentOutcome, VectorStoreError>>;
 
     fn handle(&mut self, msg: WriteSemanticIfAbsent, _: &mut Context<Self>) -> Self::Result {
+        let screening = self.screening();
         self.atomic(|pool, settings, now| async move {
-            write::write_if_absent(&pool, &settings, msg.0, &now).await
+            write::write_if_absent(&pool, &settings, msg.0, &screening, &now).await
         })
     }
 }

@@ -1,7 +1,10 @@
 //! Semantic key-value operations (spec: "Semantic Memory").
 //!
-//! Each write is: validate (pure; NUL and bidi controls refused) → screen for injection (pure, the blocked
-//! attempt is audited) → one IMMEDIATE transaction that reads the incumbent,
+//! Each write is: validate (pure; NUL and bidi controls refused) → screen
+//! for injection (rules, plus similarity to the attack exemplars when the
+//! write has a vector of the current space — `screening.rs`; a blocked
+//! attempt is audited and reported by `refusal.rs`) → one IMMEDIATE
+//! transaction that reads the incumbent,
 //! runs the conflict ladder, writes, and appends the audit event. The actor
 //! runs these inside `AtomicResponse`, so nothing else of the store's
 //! interleaves with the read-modify-write.
@@ -16,11 +19,12 @@ use super::validate::{
     validate_confidence, validate_key, validate_source, validate_value, LESSON_PREFIX,
 };
 use crate::control_chars::check_json;
-use crate::security::redact::redact;
-use crate::security::screen::find_injection_in_json;
+use crate::security::screen::screen_json;
 use crate::vector_store::audit::{record_event, NewEvent};
 use crate::vector_store::episodic::db::{rows_containing, tombstone};
 use crate::vector_store::error::VectorStoreError;
+use crate::vector_store::refusal::{refuse, Blocked};
+use crate::vector_store::screening::Screening;
 use crate::vector_store::settings::StoreSettings;
 use crate::vector_store::space::db::store_semantic_vector;
 use crate::vector_store::space::types::{CommitVector, SpaceInfo};
@@ -29,11 +33,15 @@ use crate::vector_store::text::value_text;
 const MEMORY_TYPE: &str = "semantic";
 
 /// Validates a write and returns its canonical value text. Injection
-/// attempts are audited before the error is returned.
+/// attempts are audited (and reported) before the error is returned.
+/// `vector` is the write's vector with its space signature, when it has
+/// one of the current space (the similarity signal needs it).
 async fn admit(
     pool: &SqlitePool,
     settings: &StoreSettings,
     write: &SemanticWrite,
+    vector: Option<(&[f32], &str)>,
+    screening: &Screening,
     now: &str,
 ) -> Result<String, VectorStoreError> {
     validate_key(&write.key, &settings.extra_prefixes)?;
@@ -45,25 +53,17 @@ async fn admit(
     )?;
     let value_json = validate_value(&write.value)?;
     check_json("value", &write.value)?;
-    if let Some(pattern) = find_injection_in_json(&write.value) {
-        let snippet = redact(&value_text(&write.value));
-        let mut conn = pool.acquire().await?;
-        record_event(
-            &mut conn,
-            NewEvent {
-                event_type: "injection_blocked",
-                memory_type: MEMORY_TYPE,
-                key: &write.key,
-                old_value: None,
-                new_value: Some(&snippet),
-                source: &write.source,
-            },
-            now,
-            settings.max_events,
-        )
-        .await?;
-        tracing::warn!(key = %write.key, pattern, "semantic write blocked by injection screening");
-        return Err(VectorStoreError::InjectionDetected { pattern });
+    let verdict = screening.judge(screen_json(&write.value), vector);
+    if verdict.blocked {
+        let text = value_text(&write.value);
+        let blocked = Blocked {
+            memory_type: MEMORY_TYPE,
+            key: &write.key,
+            source: &write.source,
+            text: &text,
+        };
+        let max_events = settings.max_events;
+        return Err(refuse(pool, &verdict, blocked, screening, now, max_events).await);
     }
     Ok(value_json)
 }
@@ -99,15 +99,21 @@ async fn audit(
 /// `vector` (embedded before this call, outside the store's critical
 /// section) is stored only if it was made in the current `space`
 /// generation; otherwise the row keeps a NULL vector for the backfill sweep.
+/// The same vector feeds the similarity screen.
 pub(crate) async fn write(
     pool: &SqlitePool,
     settings: &StoreSettings,
     write: SemanticWrite,
     vector: Option<CommitVector>,
     space: &SpaceInfo,
+    screening: &Screening,
     now: &str,
 ) -> Result<(WriteOutcome, SemanticEntry), VectorStoreError> {
-    let value_json = admit(pool, settings, &write, now).await?;
+    let signed = vector.and_then(|v| v.signature_in(space).map(|sig| (v, sig)));
+    let screened = signed
+        .as_ref()
+        .map(|(v, sig)| (v.vector.as_slice(), sig.as_str()));
+    let value_json = admit(pool, settings, &write, screened, screening, now).await?;
     let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
     let existing = db::fetch_active_semantic(&mut tx, &write.key).await?;
     // Read before the upsert clears it: retirement compares fragments with
@@ -152,7 +158,7 @@ pub(crate) async fn write(
         now,
     )
     .await?;
-    if let Some((vector, sig)) = vector.and_then(|v| v.signature_in(space).map(|sig| (v, sig))) {
+    if let Some((vector, sig)) = signed {
         store_semantic_vector(&mut tx, &write.key, &value_json, &vector.vector, &sig).await?;
     }
     let old = old_json.as_deref();
@@ -215,15 +221,17 @@ async fn retire_stale_episodic(
     Ok(())
 }
 
-/// Bulk-import write: validated and screened like any write, but an existing
+/// Bulk-import write: validated and screened like any write (by the rules:
+/// its embedding is deferred to the backfill sweep), but an existing
 /// active row is never touched.
 pub(crate) async fn write_if_absent(
     pool: &SqlitePool,
     settings: &StoreSettings,
     write: SemanticWrite,
+    screening: &Screening,
     now: &str,
 ) -> Result<IfAbsentOutcome, VectorStoreError> {
-    let value_json = admit(pool, settings, &write, now).await?;
+    let value_json = admit(pool, settings, &write, None, screening, now).await?;
     let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
     if db::fetch_active_semantic(&mut tx, &write.key)
         .await?

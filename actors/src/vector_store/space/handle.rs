@@ -11,13 +11,14 @@
 use std::time::Duration;
 
 use super::messages::{
-    BeginReembed, CountMissingVectors, GetReembedStatus, GetSpace, ListMissingVectors,
-    ReconcileSpace, RecordReembed, StoreVectors,
+    BeginReembed, CountMissingVectors, GetReembedStatus, GetSpace, HasExemplarBank,
+    ListMissingVectors, ReconcileSpace, RecordReembed, StoreExemplarBank, StoreVectors,
 };
 use super::types::{
     CommitVector, EmbeddedQuery, QueryEmbedStatus, QueryEmbedding, ReembedStatus, SpaceInfo,
 };
 use crate::embedder::EmbedKind;
+use crate::security::similarity::exemplars;
 use crate::vector_store::error::VectorStoreError;
 use crate::vector_store::handle::VectorStoreHandle;
 
@@ -53,14 +54,45 @@ impl VectorStoreHandle {
     /// One document's vector for a write, or `None` when none can be made
     /// now (no model, not ready, cooling down): the row is then stored
     /// without one and the backfill sweep embeds it later.
+    ///
+    /// The writer also screens with this vector (similarity to the attack
+    /// exemplars, `screening.rs`), so when there is one the exemplar bank
+    /// is made ready in the same space first.
     pub(crate) async fn commit_vector(&self, text: &str) -> Option<CommitVector> {
         self.embedder()?;
         match self.embed_for_commit(vec![text.to_owned()]).await {
-            Ok(mut vectors) => vectors.pop(),
+            Ok(mut vectors) => {
+                let vector = vectors.pop();
+                if vector.is_some() {
+                    self.ensure_exemplar_bank().await;
+                }
+                vector
+            }
             Err(e) => {
                 tracing::debug!(error = %e, "no vector now; the backfill sweep adds it");
                 None
             }
+        }
+    }
+
+    /// Embeds the attack exemplars in the current space unless the store
+    /// already holds them for it: once per space (a model change makes the
+    /// held bank stale, and the next write embeds it again). Called only
+    /// after a write's own embed succeeded, so the model is ready; a
+    /// failure leaves that write screened by the rules alone.
+    pub(crate) async fn ensure_exemplar_bank(&self) {
+        if self.ask(HasExemplarBank).await.unwrap_or(true) {
+            return;
+        }
+        let texts = exemplars().iter().map(|e| e.text.clone()).collect();
+        let outcome = match self.embed_for_commit(texts).await {
+            Ok(vectors) => self.ask(StoreExemplarBank { vectors }).await,
+            Err(e) => Err(e),
+        };
+        match outcome {
+            Ok(true) => tracing::debug!("injection exemplars embedded for this space"),
+            Ok(false) => tracing::debug!("the space changed while embedding the exemplars"),
+            Err(e) => tracing::debug!(error = %e, "injection exemplars not embedded"),
         }
     }
 

@@ -5,10 +5,13 @@
 
 use actix::prelude::*;
 
+use std::sync::Arc;
+
 use super::db;
 use super::types::{CommitVector, ReembedStatus, SpaceInfo};
 use crate::vector_store::actor::VectorStore;
 use crate::vector_store::error::VectorStoreError;
+use crate::vector_store::screening::ExemplarBank;
 
 /// Reports the active embedding space.
 #[derive(Debug, Message)]
@@ -190,5 +193,50 @@ impl Handler<GetReembedStatus> for VectorStore {
 
     fn handle(&mut self, _: GetReembedStatus, _: &mut Context<Self>) -> Self::Result {
         Ok(self.reembed.clone())
+    }
+}
+
+/// Whether the exemplar bank is embedded in the current space (so the
+/// writers' similarity signal is live).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<bool, VectorStoreError>")]
+pub(crate) struct HasExemplarBank;
+
+impl Handler<HasExemplarBank> for VectorStore {
+    type Result = Result<bool, VectorStoreError>;
+
+    fn handle(&mut self, _: HasExemplarBank, _: &mut Context<Self>) -> Self::Result {
+        Ok(self.screening().bank.is_some())
+    }
+}
+
+/// Keeps the exemplar bank's vectors (one per exemplar, in bank order) if
+/// every one was made in the current space; answers whether it was kept.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<bool, VectorStoreError>")]
+pub(crate) struct StoreExemplarBank {
+    /// The vectors, tagged with the generation they were made in.
+    pub vectors: Vec<CommitVector>,
+}
+
+impl Handler<StoreExemplarBank> for VectorStore {
+    type Result = Result<bool, VectorStoreError>;
+
+    fn handle(&mut self, msg: StoreExemplarBank, _: &mut Context<Self>) -> Self::Result {
+        let Some(signature) = self.space.signature() else {
+            return Ok(false);
+        };
+        let current = msg
+            .vectors
+            .iter()
+            .all(|v| v.signature_in(&self.space).as_deref() == Some(signature.as_str()));
+        if !current || msg.vectors.is_empty() {
+            return Ok(false);
+        }
+        self.exemplar_bank = Some(Arc::new(ExemplarBank {
+            signature,
+            vectors: msg.vectors.into_iter().map(|v| v.vector.to_vec()).collect(),
+        }));
+        Ok(true)
     }
 }
