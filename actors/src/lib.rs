@@ -15,6 +15,7 @@
 //! | `Embedder` ([`embedder`]) | the embedding backend (llama.cpp) and its cache | `VectorStoreHandle` (embed before commit), embedding routes, `bench embed` |
 //! | `DownloadManager` ([`download`]) | the model file, its staging files and download status | start-up task, enable-embeddings and status routes |
 //! | `MemoryFiles` ([`memory_files`]) | `workspace/memory/` (preferences, projects, history) and `memory_index.db` | memory-files routes, CLI `memory search --files`, heartbeat, migration |
+//! | `SkillLedger` ([`skills`]) | skill-usage.json (the delivery tally) and the skill catalog beside it (SKILL.md discovery, frontmatter cache) | HTTP skills routes, CLI `skills`, the context builder (session skills, `$name`, triggers) |
 //! | `Heartbeat` ([`heartbeat`]) | the tick counter and live history settings | the daemon (start/stop), settings route; it drives `MemoryFiles` and notifies idle-check subscribers over a channel |
 //!
 //! Every actor module has the same shape: `mod.rs` (docs, file list,
@@ -59,4 +60,5 @@ pub mod lessons_file;
 pub mod memory_files;
 pub mod migration;
 pub mod screening;
+pub mod skills;
 pub mod vector_store;
