@@ -82,7 +82,7 @@ pub fn check_safe(name: &str) -> Result<(), SkillError> {
 /// lowercased, with spaces, `_` and `.` turned into hyphens, other
 /// characters dropped, hyphen runs collapsed and trimmed per segment.
 pub fn sanitize(raw: &str) -> Result<String, SkillError> {
-    let trimmed = raw.trim().trim_matches('/');
+    let trimmed = raw.trim().trim_end_matches('/');
     check_safe(trimmed)?;
     let mut segments = Vec::new();
     for seg in trimmed.split('/') {
@@ -154,7 +154,11 @@ mod tests {
         assert_eq!(sanitize("My Skill").unwrap(), "my-skill");
         assert_eq!(sanitize("Utils/Tiny_URL").unwrap(), "utils/tiny-url");
         assert_eq!(sanitize(" a--b!! ").unwrap(), "a-b");
-        assert_eq!(sanitize("/lead/trail/").unwrap(), "lead/trail");
+        assert_eq!(sanitize("lead/trail/").unwrap(), "lead/trail");
+        assert!(
+            sanitize("/abs/x").is_err(),
+            "absolute paths are refused, not rewritten"
+        );
         assert_eq!(sanitize("v1.2").unwrap(), "v1-2");
         for bad in [
             "",

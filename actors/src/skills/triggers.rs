@@ -177,7 +177,12 @@ mod tests {
             },
         ];
         assert_eq!(
-            match_triggers(cands, "Please DEPLOY and roll it back", 5),
+            match_triggers(cands, "Please DEPLOY it", 5),
+            [("deploy", 1)]
+        );
+        // A phrase needs all its words, in any order.
+        assert_eq!(
+            match_triggers(cands, "back to the roll", 5),
             [("deploy", 1)]
         );
         assert_eq!(

@@ -143,3 +143,31 @@ pub(crate) fn hashing_embedder(model_id: &'static str, dim: usize) -> EmbedderHa
         Arc::new(HashingBackend { model_id, dim }) as SharedBackend
     }))
 }
+
+/// A skills configuration in `home` (skills/ and skill-usage.json there),
+/// bundled sync off, a one-hour catalog TTL (writes invalidate it) and a
+/// one-hour flush debounce (tests flush explicitly) unless changed.
+pub(crate) fn skills_config(
+    home: &Path,
+    clock: SharedClock,
+) -> kirocrew_actors::skills::SkillsConfig {
+    kirocrew_actors::skills::SkillsConfig {
+        skills_dir: home.join("skills"),
+        usage_file: home.join("skill-usage.json"),
+        project_dir: None,
+        extra_paths: Vec::new(),
+        max_triggered: 0,
+        lazy_load: false,
+        flush_delay: Duration::from_secs(3600),
+        catalog_ttl: Duration::from_secs(3600),
+        sync_bundled: false,
+        user_home: None,
+        clock,
+    }
+}
+
+/// Writes `root/name/SKILL.md`.
+pub(crate) fn write_skill(root: &Path, name: &str, text: &str) {
+    std::fs::create_dir_all(root.join(name)).expect("skill dir");
+    std::fs::write(root.join(name).join("SKILL.md"), text).expect("SKILL.md");
+}
