@@ -22,6 +22,7 @@ use crate::http::request_id;
 use crate::migration::MigrationBusy;
 use kirocrew_actors::heartbeat::HeartbeatError;
 use kirocrew_actors::memory_files::MemoryFilesError;
+use kirocrew_actors::security_log::SecurityLogError;
 use kirocrew_actors::vector_store::VectorStoreError;
 
 /// An error answered to an HTTP client.
@@ -326,6 +327,19 @@ impl From<MemoryFilesError> for ApiError {
             MemoryFilesError::Index(_) => ApiError::unavailable("index_unavailable", &err),
             MemoryFilesError::Unavailable(_) => {
                 ApiError::unavailable("memory_files_unavailable", &err)
+            }
+        }
+    }
+}
+
+impl From<SecurityLogError> for ApiError {
+    fn from(err: SecurityLogError) -> Self {
+        match err {
+            SecurityLogError::Io(_) | SecurityLogError::Encode(_) => {
+                ApiError::internal("security_log_io", &err)
+            }
+            SecurityLogError::Unavailable(_) => {
+                ApiError::unavailable("security_log_unavailable", &err)
             }
         }
     }

@@ -99,6 +99,11 @@ impl DataHome {
         self.root.join("lessons.jsonl")
     }
 
+    /// security-events.jsonl: the security event log.
+    pub fn security_log(&self) -> PathBuf {
+        self.root.join(kirocrew_actors::security_log::LOG_FILE_NAME)
+    }
+
     /// The API token file.
     pub fn token_file(&self) -> PathBuf {
         self.root.join("api-token")

@@ -34,6 +34,7 @@ use crate::lifecycle;
 use crate::memory_layers::MemoryLayers;
 use kirocrew_actors::clock::system_clock;
 use kirocrew_actors::lessons_file::LessonFile;
+use kirocrew_actors::security_log::{SecurityLogConfig, SecurityLogHandle};
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
 /// A built, bound, not yet running daemon.
@@ -80,12 +81,19 @@ impl Application {
         let embeddings = EmbeddingRuntime::start(&home, &settings, store);
         let store = embeddings.store.clone();
         let layers = MemoryLayers::start(&home, &settings, store.clone(), system_clock());
+        let security_log = SecurityLogHandle::start(SecurityLogConfig {
+            path: home.security_log(),
+            max_bytes: settings.security.log_max_bytes,
+            keep: settings.security.log_keep,
+            clock: system_clock(),
+        });
         let state = web::Data::new(AppState {
             store: store.clone(),
             settings: Arc::clone(&settings),
             embeddings: embeddings.clone(),
             layers: layers.clone(),
             lessons_file: LessonFile::new(home.lessons_file()),
+            security_log,
         });
         let body_timeout = web::Data::new(BodyTimeout(Duration::from_secs(
             settings.server.body_timeout_secs,

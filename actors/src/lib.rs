@@ -16,6 +16,7 @@
 //! | `DownloadManager` ([`download`]) | the model file, its staging files and download status | start-up task, enable-embeddings and status routes |
 //! | `MemoryFiles` ([`memory_files`]) | `workspace/memory/` (preferences, projects, history) and `memory_index.db` | memory-files routes, CLI `memory search --files`, heartbeat, migration |
 //! | `SkillLedger` ([`skills`]) | skill-usage.json (the delivery tally) and the skill catalog beside it (SKILL.md discovery, frontmatter cache) | HTTP skills routes, CLI `skills`, the context builder (session skills, `$name`, triggers) |
+//! | `SecurityLog` ([`security_log`]) | `security-events.jsonl`: hook decisions, denied reads, injection blocks, skill toggles, auth failures | HTTP routes, hook runner, channel history, skills, CLI `security events` |
 //! | `Heartbeat` ([`heartbeat`]) | the tick counter and live history settings | the daemon (start/stop), settings route; it drives `MemoryFiles` and notifies idle-check subscribers over a channel |
 //!
 //! Every actor module has the same shape: `mod.rs` (docs, file list,
@@ -60,5 +61,6 @@ pub mod lessons_file;
 pub mod memory_files;
 pub mod migration;
 pub mod screening;
+pub mod security_log;
 pub mod skills;
 pub mod vector_store;

@@ -441,7 +441,7 @@ async fn episode_context_lifts_an_answer_next_to_its_question() {
 }
 
 #[actix_rt::test]
-async fn a_superseded_semantic_value_retires_episodic_rows_that_quote_it() {
+async fn a_superseded_semantic_value_retires_only_rows_that_state_it() {
     use kirocrew_actors::vector_store::SemanticWrite;
     let dir = tempfile::tempdir().unwrap();
     let store = open(&dir, 100).await;
@@ -451,38 +451,77 @@ async fn a_superseded_semantic_value_retires_episodic_rows_that_quote_it() {
         confidence: 1.0,
         source: "user_explicit".into(),
     };
-    store.write_semantic(set("vim")).await.unwrap();
+    store.write_semantic(set("neovim")).await.unwrap();
     let quoting = store
-        .write_episodic(write("The user edits everything in Vim daily.", 0.5))
+        .write_episodic(write(
+            "The user's editor of choice is Neovim, used daily.",
+            0.5,
+        ))
+        .await
+        .unwrap();
+    // Shares the value but is not about the user's editor: no model here,
+    // and the key's word ("editor") is not next to the value.
+    let same_word = store
+        .write_episodic(write(
+            "Neovim 0.10 was released with a new LSP client.",
+            0.5,
+        ))
         .await
         .unwrap();
     let unrelated = store
-        .write_episodic(write("Watched a vimeo clip about editors.", 0.5))
+        .write_episodic(write("Watched a neovimeo clip about editors.", 0.5))
         .await
         .unwrap();
     // Re-affirming the same value retires nothing.
-    store.write_semantic(set("vim")).await.unwrap();
-    assert_eq!(store.list_episodic(0, 10).await.unwrap().1, 2);
+    store.write_semantic(set("neovim")).await.unwrap();
+    assert_eq!(store.list_episodic(0, 10).await.unwrap().1, 3);
     store.write_semantic(set("helix")).await.unwrap();
     let (rows, total) = store.list_episodic(0, 10).await.unwrap();
-    assert_eq!(total, 1);
-    assert_eq!(rows[0].id, unrelated);
+    assert_eq!(total, 2);
+    let mut kept: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    kept.sort_unstable();
+    assert_eq!(kept, vec![same_word, unrelated]);
     let events = store.list_events(10).await.unwrap();
-    assert!(events.iter().any(|e| e.event_type == "retire"
-        && e.memory_type == "episodic"
-        && e.key == quoting.to_string()));
+    let retire = events
+        .iter()
+        .find(|e| e.event_type == "retire" && e.key == quoting.to_string())
+        .expect("a retire event");
+    assert_eq!(retire.memory_type, "episodic");
+    assert!(
+        retire
+            .new_value
+            .as_deref()
+            .is_some_and(|r| r.contains("pref.editor")),
+        "{retire:?}"
+    );
+    // A short or generic value never retires by text alone, even with the
+    // key's word next to it.
+    let toggle = |value: &str| SemanticWrite {
+        key: "pref.shell".into(),
+        value: serde_json::Value::String(value.into()),
+        confidence: 1.0,
+        source: "user_explicit".into(),
+    };
+    store.write_semantic(toggle("zsh")).await.unwrap();
+    let short = store
+        .write_episodic(write("The user's login shell is zsh with plugins.", 0.5))
+        .await
+        .unwrap();
+    store.write_semantic(toggle("fish")).await.unwrap();
+    let (rows, _) = store.list_episodic(0, 10).await.unwrap();
+    assert!(rows.iter().any(|r| r.id == short));
     // Retired rows are out of search too.
     let hits = store
-        .search_episodic(EpisodicQuery::new("vim", 10))
+        .search_episodic(EpisodicQuery::new("neovim choice", 10))
         .await
         .unwrap();
     assert!(hits.iter().all(|h| h.entry.id != quoting));
     // A retirement can be undone: the row is active and searchable again,
     // with a `restore` event; restoring it twice is not found.
     store.restore_episodic(quoting, "test").await.unwrap();
-    assert_eq!(store.list_episodic(0, 10).await.unwrap().1, 2);
+    assert_eq!(store.list_episodic(0, 10).await.unwrap().1, 4);
     let hits = store
-        .search_episodic(EpisodicQuery::new("vim", 10))
+        .search_episodic(EpisodicQuery::new("neovim choice", 10))
         .await
         .unwrap();
     assert!(hits.iter().any(|h| h.entry.id == quoting), "{hits:?}");

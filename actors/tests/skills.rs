@@ -558,3 +558,63 @@ fn ledger_survives_kill_during_flush() {
         assert!(reloaded.degraded_reason().is_none(), "round {round}");
     }
 }
+
+#[actix_rt::test]
+async fn toggles_and_trigger_matches_are_security_events() {
+    use kirocrew_actors::security_log::{SecurityLogConfig, SecurityLogHandle};
+    let home = tempfile::tempdir().unwrap();
+    let skills = home.path().join("skills");
+    write_skill(&skills, "a", "---\ntriggers: [deploy]\n---\nbody");
+    write_skill(
+        &skills,
+        "b",
+        "---\ntriggers: [deploy]\ninject_on_trigger: false\n---\nbody",
+    );
+    write_skill(&skills, "bare", "no frontmatter");
+    let log = SecurityLogHandle::start(SecurityLogConfig {
+        path: home.path().join("security-events.jsonl"),
+        max_bytes: 1 << 20,
+        keep: 1,
+        clock: clock(),
+    });
+    let mut config = skills_config(home.path(), clock());
+    config.max_triggered = 5;
+    config.security_log = Some(log.clone());
+    let h = SkillLedgerHandle::start(config);
+
+    h.set_inject_on_trigger("a", false, "http").await.unwrap();
+    h.set_inject_on_trigger("bare", false, "http")
+        .await
+        .unwrap();
+    h.set_inject_on_trigger("missing", true, "http")
+        .await
+        .unwrap();
+    let toggles = log.recent(10, Some("skill_toggle")).await.unwrap();
+    let outcomes: Vec<&str> = toggles.iter().map(|r| r.event.outcome.as_str()).collect();
+    assert_eq!(
+        outcomes,
+        ["refused", "refused", "ok"],
+        "newest first, rejections included"
+    );
+    assert_eq!(toggles[0].event.detail["reason"], "not_found");
+    assert_eq!(toggles[1].event.detail["reason"], "no_frontmatter");
+    assert_eq!(toggles[2].event.detail["skill"], "a");
+
+    h.triggered("nothing here").await.unwrap();
+    assert!(
+        log.recent(10, Some("skill_trigger"))
+            .await
+            .unwrap()
+            .is_empty(),
+        "no match, no event"
+    );
+    let t = h.triggered("deploy it").await.unwrap();
+    assert_eq!(t.pointers.len(), 2, "a is pointer-only now too");
+    let matches = log.recent(10, Some("skill_trigger")).await.unwrap();
+    assert_eq!(matches.len(), 1, "one event for the whole matched set");
+    assert_eq!(
+        matches[0].event.detail["skills"].as_array().unwrap().len(),
+        2
+    );
+    h.close().await.unwrap();
+}

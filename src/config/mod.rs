@@ -33,7 +33,9 @@ mod settings;
 mod tests;
 
 pub use error::ConfigError;
-pub use settings::{AuthSettings, LogSettings, MemorySettings, ServerSettings, Settings};
+pub use settings::{
+    AuthSettings, LogSettings, MemorySettings, SecuritySettings, ServerSettings, Settings,
+};
 
 /// The merged configuration.
 #[derive(Debug, Clone)]

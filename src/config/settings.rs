@@ -21,6 +21,19 @@ pub struct Settings {
     pub log: LogSettings,
     /// Memory subsystem.
     pub memory: MemorySettings,
+    /// Security event log.
+    pub security: SecuritySettings,
+}
+
+/// `security.*`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SecuritySettings {
+    /// Rotate `security-events.jsonl` when the next event would take it
+    /// past this many bytes.
+    pub log_max_bytes: u64,
+    /// Rotated security logs kept (`.1` … `.N`).
+    pub log_keep: u32,
 }
 
 /// `server.*`
@@ -138,6 +151,12 @@ impl Settings {
                 "log.format",
                 format!("{:?} is not \"text\" or \"json\"", self.log.format),
             );
+        }
+        if self.security.log_max_bytes < 64 * 1024 {
+            return bad("security.log_max_bytes", "must be at least 65536".into());
+        }
+        if self.security.log_keep > 100 {
+            return bad("security.log_keep", "must be at most 100".into());
         }
         let m = &self.memory;
         if !(m.history_idle_hours.is_finite() && m.history_idle_hours > 0.0) {

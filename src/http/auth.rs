@@ -29,7 +29,9 @@ use actix_web::web;
 use super::rules::{
     bearer_token, has_body, is_json_content_type, is_state_changing, origin_allowed,
 };
+use super::AppState;
 use crate::error::ApiError;
+use kirocrew_actors::security_log::SecurityEvent;
 
 /// What the guard checks against.
 #[derive(Debug, Clone)]
@@ -182,7 +184,12 @@ pub async fn guard_request(
     let verdict = policy(&req).and_then(|p| p.check_request(&req));
     match verdict {
         Ok(()) => Ok(next.call(req).await?.map_into_left_body()),
-        Err(e) => Ok(req.error_response(e).map_into_right_body()),
+        Err(e) => {
+            if matches!(e, ApiError::Forbidden { .. }) {
+                record_refusal(&req, &e);
+            }
+            Ok(req.error_response(e).map_into_right_body())
+        }
     }
 }
 
@@ -194,8 +201,32 @@ pub async fn require_token(
     let verdict = policy(&req).and_then(|p| p.check_token(&req));
     match verdict {
         Ok(()) => Ok(next.call(req).await?.map_into_left_body()),
-        Err(e) => Ok(req.error_response(e).map_into_right_body()),
+        Err(e) => {
+            record_refusal(&req, &e);
+            Ok(req.error_response(e).map_into_right_body())
+        }
     }
+}
+
+/// An auth failure or a refused Host/Origin is a security event (spec: the
+/// security event log records every auth failure). Recorded without
+/// waiting: a flood of bad requests must not queue behind the log.
+fn record_refusal(req: &ServiceRequest, err: &ApiError) {
+    let Some(state) = req.app_data::<web::Data<AppState>>() else {
+        return;
+    };
+    let peer = req.peer_addr().map(|a| a.ip().to_string());
+    state.security_log.record_later(SecurityEvent::new(
+        "auth_failure",
+        "http",
+        "deny",
+        serde_json::json!({
+            "code": err.code(),
+            "method": req.method().as_str(),
+            "path": req.path(),
+            "peer": peer,
+        }),
+    ));
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ pub mod memory_stats;
 pub mod memory_transfer;
 pub mod request_id;
 pub mod rules;
+pub mod security;
 
 use std::sync::Arc;
 
@@ -34,6 +35,7 @@ use crate::embedding::EmbeddingRuntime;
 use crate::error::ApiError;
 use crate::memory_layers::MemoryLayers;
 use kirocrew_actors::lessons_file::LessonFile;
+use kirocrew_actors::security_log::SecurityLogHandle;
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
 /// Shared state every handler can read.
@@ -50,6 +52,8 @@ pub struct AppState {
     /// lessons.jsonl: where `POST /api/lessons` writes while memory.db is
     /// unavailable.
     pub lessons_file: LessonFile,
+    /// The security event log.
+    pub security_log: SecurityLogHandle,
 }
 
 /// A resource whose unsupported methods answer a JSON 405 (actix's default
@@ -81,4 +85,5 @@ pub fn config_api(cfg: &mut web::ServiceConfig, settings: &Settings) {
     memory_episodic::config_episodic(cfg);
     lessons::config_lessons(cfg);
     memory_files::config_memory_files(cfg);
+    security::config_security(cfg);
 }

@@ -14,6 +14,7 @@ mod lessons;
 mod lifecycle;
 mod memory_files;
 mod security;
+mod security_log;
 mod semantic;
 mod text_safety;
 mod transport;

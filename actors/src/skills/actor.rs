@@ -23,6 +23,7 @@ use super::error::{io_error, SkillError};
 use super::ledger::Ledger;
 use super::types::{CatalogEntry, SkillBody, SkillInfo};
 use crate::clock::SharedClock;
+use crate::security_log::{SecurityEvent, SecurityLogHandle};
 
 /// Tool calls remembered between phase one and phase two, and completed
 /// calls remembered for dedupe.
@@ -53,6 +54,9 @@ pub struct SkillsConfig {
     pub user_home: Option<PathBuf>,
     /// Time source for hits and TTLs.
     pub clock: SharedClock,
+    /// Where the toggle's outcomes and trigger matches are recorded
+    /// (`None`: to the tracing log only, for one-shot tools and tests).
+    pub security_log: Option<SecurityLogHandle>,
 }
 
 /// The actor. Start it with `SkillLedgerHandle::start`.
@@ -187,10 +191,21 @@ impl SkillLedger {
         self.real_paths = None;
     }
 
-    /// A security event. Until the security event log exists this goes to
-    /// the log under the `security` target.
-    pub(super) fn security_event(&self, category: &str, outcome: &str, detail: serde_json::Value) {
-        tracing::info!(target: "security", category, outcome, detail = %detail, "security event");
+    /// Records a security event without waiting (the log's mailbox keeps
+    /// the order); without a log, the tracing log gets it.
+    pub(super) fn security_event(
+        &self,
+        category: &str,
+        actor: &str,
+        outcome: &str,
+        detail: serde_json::Value,
+    ) {
+        match &self.config.security_log {
+            Some(log) => log.record_later(SecurityEvent::new(category, actor, outcome, detail)),
+            None => {
+                tracing::info!(target: "security", category, actor, outcome, detail = %detail, "security event")
+            }
+        }
     }
 }
 

@@ -181,7 +181,12 @@ impl Handler<MatchTriggers> for SkillLedger {
         }
         out.hint = hint_block(&out.pointers);
         // One event for the whole matched set; none when nothing matched.
-        self.security_event("skill_trigger", "matched", json!({ "skills": modes }));
+        self.security_event(
+            "skill_trigger",
+            "context_builder",
+            "matched",
+            json!({ "skills": modes }),
+        );
         let delivered: Vec<String> = out.bodies.iter().map(|b| b.name.clone()).collect();
         self.record(&delivered, ctx);
         Ok(out)

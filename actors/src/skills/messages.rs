@@ -242,24 +242,23 @@ impl Handler<SetInjectOnTrigger> for SkillLedger {
 
     fn handle(&mut self, msg: SetInjectOnTrigger, _: &mut Context<Self>) -> Self::Result {
         let result = self.toggle(&msg.name, msg.inject);
-        let outcome_text = match &result {
-            Ok((true, _)) => "applied".to_owned(),
-            Ok((false, None)) => "unchanged".to_owned(),
-            Ok((false, Some(r))) => format!(
-                "refused_{}",
-                serde_json::to_value(r)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default()
-            ),
-            Err(e) => format!("error: {e}"),
+        let outcome = match &result {
+            Ok((true, _)) => "ok",
+            Ok((false, None)) => "unchanged",
+            Ok((false, Some(_))) | Err(_) => "refused",
+        };
+        let reason = match &result {
+            Ok((_, Some(r))) => serde_json::to_value(r).unwrap_or_default(),
+            Err(e) => e.to_string().into(),
+            Ok((_, None)) => serde_json::Value::Null,
         };
         // Every outcome, rejections included: "who made this skill
         // advisory, and when" must be answerable.
         self.security_event(
-            "skill_inject_toggle",
-            &outcome_text,
-            serde_json::json!({"skill": msg.name, "inject": msg.inject, "actor": msg.actor}),
+            "skill_toggle",
+            &msg.actor,
+            outcome,
+            serde_json::json!({"skill": msg.name, "inject_on_trigger": msg.inject, "reason": reason}),
         );
         let (changed, refused) = result?;
         Ok(ToggleOutcome {

@@ -163,6 +163,7 @@ pub(crate) fn skills_config(
         sync_bundled: false,
         user_home: None,
         clock,
+        security_log: None,
     }
 }
 

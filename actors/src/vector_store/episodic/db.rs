@@ -212,53 +212,42 @@ pub(crate) async fn tombstone(
     .await?)
 }
 
-/// Shortest old value that can be "quoted": anything shorter ("no", "3")
-/// appears in unrelated text by chance.
-const MIN_QUOTE_CHARS: usize = 3;
-
-/// Whether `text` quotes `phrase` (case-insensitive, on word boundaries,
-/// so "vim" is quoted by "uses vim daily" but not by "vimeo").
-pub(crate) fn quotes(text: &str, phrase: &str) -> bool {
-    let phrase = phrase.trim().to_lowercase();
-    if phrase.chars().count() < MIN_QUOTE_CHARS {
-        return false;
-    }
-    let text = text.to_lowercase();
-    text.match_indices(&phrase).any(|(at, m)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + m.len()..].chars().next();
-        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-    })
+/// An active row whose text contains `needle` (case-insensitive), with its
+/// stored vector: the candidates a superseded semantic value is checked
+/// against (`semantic/retire.rs` decides).
+pub(crate) struct QuotingRow {
+    /// Row id.
+    pub id: i64,
+    /// The fragment text.
+    pub text: String,
+    /// Its stored vector and space signature, if it has one.
+    pub vector: Option<(String, Vec<f32>)>,
 }
 
-/// Spec `_retire_stale_episodic`: tombstones the active rows that quote a
-/// superseded semantic value, so they cannot resurface the old fact.
-/// Returns the retired ids.
-pub(crate) async fn retire_quoting(
+/// `(id, text, embedding, embedding_space)` as SQLite returns them.
+type QuotingRowRaw = (i64, String, Option<Vec<u8>>, Option<String>);
+
+/// Active rows whose text contains `needle` anywhere (the caller checks
+/// word boundaries and subject).
+pub(crate) async fn rows_containing(
     conn: &mut SqliteConnection,
-    old_value: &str,
-) -> Result<Vec<i64>, VectorStoreError> {
-    if old_value.trim().chars().count() < MIN_QUOTE_CHARS {
-        return Ok(Vec::new());
-    }
-    let candidates: Vec<(i64, String)> = sqlx::query_as(
-        "SELECT id, text FROM episodic_memories
+    needle: &str,
+) -> Result<Vec<QuotingRow>, VectorStoreError> {
+    let rows: Vec<QuotingRowRaw> = sqlx::query_as(
+        "SELECT id, text, embedding, embedding_space FROM episodic_memories
          WHERE is_deleted = 0 AND instr(lower(text), lower(?)) > 0",
     )
-    .bind(old_value.trim())
+    .bind(needle.trim())
     .fetch_all(&mut *conn)
     .await?;
-    let mut retired = Vec::new();
-    for (id, text) in candidates {
-        if quotes(&text, old_value) {
-            sqlx::query("UPDATE episodic_memories SET is_deleted = 1 WHERE id = ?")
-                .bind(id)
-                .execute(&mut *conn)
-                .await?;
-            retired.push(id);
-        }
-    }
-    Ok(retired)
+    Ok(rows
+        .into_iter()
+        .map(|(id, text, blob, space)| QuotingRow {
+            id,
+            text,
+            vector: stored_vector(space, blob.as_deref()),
+        })
+        .collect())
 }
 
 /// A page of active rows, newest first, and the active total.
@@ -371,19 +360,6 @@ pub(crate) async fn store_vector(
 #[cfg(test)]
 mod tests {
     use super::fts_query;
-
-    #[test]
-    fn quoting_needs_word_boundaries_and_some_length() {
-        use super::quotes;
-        assert!(quotes("The user edits everything in Vim daily.", "vim"));
-        assert!(quotes("vim", " VIM "));
-        assert!(!quotes("Watched a vimeo clip", "vim"));
-        assert!(!quotes("no idea", "no"));
-        assert!(quotes(
-            "moved to Lisbon, Portugal in May",
-            "Lisbon, Portugal"
-        ));
-    }
 
     #[test]
     fn fts_queries_are_or_of_quoted_words() {

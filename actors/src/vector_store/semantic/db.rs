@@ -51,6 +51,20 @@ pub(crate) async fn fetch_active_semantic(
     Ok(row.map(Into::into))
 }
 
+/// The active row's stored vector and its space signature, if it has one.
+pub(crate) async fn fetch_semantic_vector(
+    conn: &mut SqliteConnection,
+    key: &str,
+) -> Result<Option<(String, Vec<f32>)>, VectorStoreError> {
+    let row: Option<(Option<Vec<u8>>, Option<String>)> = sqlx::query_as(
+        "SELECT embedding, embedding_space FROM semantic_memory WHERE key = ? AND is_deleted = 0",
+    )
+    .bind(key)
+    .fetch_optional(conn)
+    .await?;
+    Ok(row.and_then(|(blob, space)| stored_vector(space, blob.as_deref())))
+}
+
 /// Inserts or replaces the row for `key` and returns it as stored.
 ///
 /// A tombstoned row is revived with a fresh `created_at`. The stored vector

@@ -17,6 +17,7 @@ mod handle;
 pub(super) mod ladder;
 mod messages;
 pub(super) mod mirror;
+mod retire;
 pub(super) mod types;
 pub(super) mod validate;
 pub(super) mod write;

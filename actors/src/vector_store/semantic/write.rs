@@ -10,6 +10,7 @@ use sqlx::sqlite::SqlitePool;
 
 use super::db;
 use super::ladder::{decide, Incumbent, Verdict};
+use super::retire::{is_quotable, judge, OldFact};
 use super::types::{IfAbsentOutcome, SemanticEntry, SemanticWrite, WriteOutcome};
 use super::validate::{
     validate_confidence, validate_key, validate_source, validate_value, LESSON_PREFIX,
@@ -17,7 +18,7 @@ use super::validate::{
 use crate::control_chars::check_json;
 use crate::screening::{find_injection_in_json, redact};
 use crate::vector_store::audit::{record_event, NewEvent};
-use crate::vector_store::episodic::db::retire_quoting;
+use crate::vector_store::episodic::db::{rows_containing, tombstone};
 use crate::vector_store::error::VectorStoreError;
 use crate::vector_store::settings::StoreSettings;
 use crate::vector_store::space::db::store_semantic_vector;
@@ -108,6 +109,12 @@ pub(crate) async fn write(
     let value_json = admit(pool, settings, &write, now).await?;
     let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
     let existing = db::fetch_active_semantic(&mut tx, &write.key).await?;
+    // Read before the upsert clears it: retirement compares fragments with
+    // the old fact's vector.
+    let old_vector = match &existing {
+        Some(e) if e.value != write.value => db::fetch_semantic_vector(&mut tx, &write.key).await?,
+        _ => None,
+    };
     let old_json = existing.as_ref().map(|e| e.value.to_string());
     let incumbent = existing.as_ref().map(|e| Incumbent {
         source: &e.source,
@@ -151,8 +158,13 @@ pub(crate) async fn write(
     audit(&mut tx, settings, event_type, &write, old, &value_json, now).await?;
     if let Some(previous) = existing.filter(|e| e.value != write.value) {
         if !write.key.starts_with(LESSON_PREFIX) {
-            retire_stale_episodic(&mut tx, settings, &write, &value_text(&previous.value), now)
-                .await?;
+            let old_text = value_text(&previous.value);
+            let fact = OldFact {
+                key: &write.key,
+                value: &old_text,
+                vector: old_vector.as_ref().map(|(s, v)| (s.as_str(), v.as_slice())),
+            };
+            retire_stale_episodic(&mut tx, settings, &write, &fact, now).await?;
         }
     }
     tx.commit().await?;
@@ -160,24 +172,37 @@ pub(crate) async fn write(
 }
 
 /// Spec `_retire_stale_episodic`: a superseded value must not live on in
-/// episodic rows that quote it, so they are tombstoned in the same
-/// transaction, each with a `retire` audit event.
+/// episodic rows that state it, so they are tombstoned in the same
+/// transaction, each with a `retire` audit event naming the key and the
+/// evidence (`retire.rs` decides which rows state the fact; a row that only
+/// shares the value is left alone). `POST
+/// /api/memory/episodic/{id}/restore` undoes a retirement.
 async fn retire_stale_episodic(
     conn: &mut sqlx::SqliteConnection,
     settings: &StoreSettings,
     write: &SemanticWrite,
-    old_text: &str,
+    fact: &OldFact<'_>,
     now: &str,
 ) -> Result<(), VectorStoreError> {
-    for id in retire_quoting(conn, old_text).await? {
-        let reason = format!("quoted superseded value of {}", write.key);
+    if !is_quotable(fact.value) {
+        return Ok(());
+    }
+    for row in rows_containing(conn, fact.value).await? {
+        let vector = row.vector.as_ref().map(|(s, v)| (s.as_str(), v.as_slice()));
+        let Some(evidence) = judge(fact, &row.text, vector) else {
+            continue;
+        };
+        if tombstone(conn, row.id).await?.is_none() {
+            continue;
+        }
+        let reason = evidence.reason(&write.key);
         record_event(
             conn,
             NewEvent {
                 event_type: "retire",
                 memory_type: "episodic",
-                key: &id.to_string(),
-                old_value: Some(old_text),
+                key: &row.id.to_string(),
+                old_value: Some(fact.value),
                 new_value: Some(&reason),
                 source: &write.source,
             },
