@@ -9,7 +9,8 @@
 //! Shutdown order (SIGTERM/SIGINT or the test's trigger): tell systemd we
 //! are stopping → stop accepting and let in-flight requests finish (up to
 //! `server.shutdown_timeout_secs`) → stop the background boot and migration
-//! tasks → stop the heartbeat and close the memory index → close the memory
+//! tasks → stop the heartbeat and close the memory index → flush the skill
+//! usage ledger and stop the skills actor → close the memory
 //! store (WAL checkpoint, connections closed) → remove daemon.json.
 
 use std::future::Future;
@@ -35,6 +36,7 @@ use crate::memory_layers::MemoryLayers;
 use kirocrew_actors::clock::system_clock;
 use kirocrew_actors::lessons_file::LessonFile;
 use kirocrew_actors::security_log::{SecurityLogConfig, SecurityLogHandle};
+use kirocrew_actors::skills::SkillLedgerHandle;
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
 /// A built, bound, not yet running daemon.
@@ -44,6 +46,7 @@ pub struct Application {
     store: VectorStoreHandle,
     embeddings: EmbeddingRuntime,
     layers: MemoryLayers,
+    skills: SkillLedgerHandle,
     home: DataHome,
     token: String,
 }
@@ -87,6 +90,12 @@ impl Application {
             keep: settings.security.log_keep,
             clock: system_clock(),
         });
+        let skills = SkillLedgerHandle::start(crate::skills::skills_config(
+            &home,
+            &settings,
+            system_clock(),
+            Some(security_log.clone()),
+        ));
         let state = web::Data::new(AppState {
             store: store.clone(),
             settings: Arc::clone(&settings),
@@ -94,6 +103,7 @@ impl Application {
             layers: layers.clone(),
             lessons_file: LessonFile::new(home.lessons_file()),
             security_log,
+            skills: skills.clone(),
         });
         let body_timeout = web::Data::new(BodyTimeout(Duration::from_secs(
             settings.server.body_timeout_secs,
@@ -140,6 +150,7 @@ impl Application {
             store,
             embeddings,
             layers,
+            skills,
             home,
             token,
         })
@@ -188,6 +199,10 @@ impl Application {
         boot.abort();
         migration.abort();
         self.layers.close().await;
+        // Flushes the skill usage ledger's pending hits.
+        if let Err(e) = self.skills.close().await {
+            tracing::warn!(error = %e, "closing the skills actor");
+        }
         self.embeddings.close().await;
         let closed = self.store.close().await;
         lifecycle::remove_daemon_record(&self.home);

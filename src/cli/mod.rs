@@ -1,4 +1,4 @@
-//! The command line: `kirocrew serve | memory … | learn … | config … | doctor | bench …`.
+//! The command line: `kirocrew serve | memory … | learn … | skills … | config … | doctor | bench …`.
 //!
 //! Every command takes `--home` (else `$KIROCREW_HOME`, else `~/.kiro/crew`).
 //! One-shot commands open the same memory.db as a running daemon (WAL lets
@@ -14,6 +14,8 @@ mod memory;
 mod memory_commands;
 mod memory_files;
 mod serve;
+mod skills;
+mod skills_commands;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -51,6 +53,9 @@ pub enum Command {
     /// Teach, list and remove lessons (learned corrections).
     #[command(subcommand)]
     Learn(learn::LearnCommand),
+    /// List, search, create and edit skills; see what they cost.
+    #[command(subcommand)]
+    Skills(skills::SkillsCommand),
     /// Measure performance.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -102,6 +107,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Config(cmd) => config_cmd::run(home, cmd),
         Command::Doctor(args) => doctor::run(home, args),
         Command::Learn(cmd) => learn::run(home, cmd),
+        Command::Skills(cmd) => skills::run(home, cmd),
         Command::Bench(cmd) => bench::run(cmd),
         Command::ProbeCpuModule(_) => Ok(ExitCode::SUCCESS),
     }

@@ -35,6 +35,7 @@ mod tests;
 pub use error::ConfigError;
 pub use settings::{
     AuthSettings, LogSettings, MemorySettings, SecuritySettings, ServerSettings, Settings,
+    SkillsSettings,
 };
 
 /// The merged configuration.

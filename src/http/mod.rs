@@ -25,6 +25,7 @@ pub mod memory_transfer;
 pub mod request_id;
 pub mod rules;
 pub mod security;
+pub mod skills;
 
 use std::sync::Arc;
 
@@ -36,6 +37,7 @@ use crate::error::ApiError;
 use crate::memory_layers::MemoryLayers;
 use kirocrew_actors::lessons_file::LessonFile;
 use kirocrew_actors::security_log::SecurityLogHandle;
+use kirocrew_actors::skills::SkillLedgerHandle;
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
 /// Shared state every handler can read.
@@ -54,6 +56,8 @@ pub struct AppState {
     pub lessons_file: LessonFile,
     /// The security event log.
     pub security_log: SecurityLogHandle,
+    /// The skill catalog and usage ledger.
+    pub skills: SkillLedgerHandle,
 }
 
 /// A resource whose unsupported methods answer a JSON 405 (actix's default
@@ -85,5 +89,6 @@ pub fn config_api(cfg: &mut web::ServiceConfig, settings: &Settings) {
     memory_episodic::config_episodic(cfg);
     lessons::config_lessons(cfg);
     memory_files::config_memory_files(cfg);
+    skills::config_skills(cfg);
     security::config_security(cfg);
 }

@@ -12,6 +12,20 @@ use super::catalog::{MAX_SKILL_BYTES, SKILL_FILE};
 use super::error::{io_error, SkillError};
 use super::names::resolve_inside;
 
+/// The SKILL.md a new skill starts from when no content is given.
+pub fn template(name: &str, description: Option<&str>) -> String {
+    let leaf = name.rsplit('/').next().unwrap_or(name);
+    let description = description
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .unwrap_or("What this skill does, and when to use it.");
+    format!(
+        "---\nname: {}\ndescription: {}\n---\n# {leaf}\n\nSteps the agent should follow.\n",
+        super::editor::yaml_string(leaf),
+        super::editor::yaml_string(description)
+    )
+}
+
 /// Refuses empty, oversized or control-character-carrying content.
 pub fn validate_content(text: &str) -> Result<(), SkillError> {
     if text.trim().is_empty() {
@@ -87,6 +101,15 @@ pub fn delete(home: &Path, name: &str, nested: &[String]) -> Result<(), SkillErr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn templates_parse() {
+        let t = template("utils/tiny-url", Some("Shorten: links"));
+        let m = super::super::frontmatter::parse(&t);
+        assert_eq!(m.name.as_deref(), Some("tiny-url"));
+        assert_eq!(m.description.as_deref(), Some("Shorten: links"));
+        assert!(template("a", None).contains("# a\n"));
+    }
 
     #[test]
     fn crud_confined_to_the_root() {
