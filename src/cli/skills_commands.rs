@@ -279,3 +279,61 @@ pub(crate) async fn remove(
     writeln!(out, "removed {name}")?;
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kirocrew_actors::clock::system_clock;
+    use kirocrew_actors::skills::SkillsConfig;
+    use std::time::Duration;
+
+    fn start(home: &Path) -> SkillLedgerHandle {
+        SkillLedgerHandle::start(SkillsConfig {
+            skills_dir: home.join("skills"),
+            usage_file: home.join("skill-usage.json"),
+            project_dir: None,
+            extra_paths: Vec::new(),
+            max_triggered: 0,
+            lazy_load: false,
+            flush_delay: Duration::from_secs(60),
+            catalog_ttl: Duration::from_secs(60),
+            sync_bundled: false,
+            user_home: None,
+            clock: system_clock(),
+            security_log: None,
+        })
+    }
+
+    #[actix_rt::test]
+    async fn editor_round_trip_and_listing_output() {
+        let home = tempfile::tempdir().unwrap();
+        let skills = start(home.path());
+        let mut out = Vec::new();
+        new(&skills, "ed", Some("old words"), None, &mut out)
+            .await
+            .unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        edit_in_editor(&skills, "ed", "sed -i s/old/new/", scratch.path(), &mut out)
+            .await
+            .unwrap();
+        assert_eq!(
+            skills.get("ed").await.unwrap().info.description.as_deref(),
+            Some("new words")
+        );
+        edit_in_editor(&skills, "ed", "true", scratch.path(), &mut out)
+            .await
+            .unwrap();
+        assert!(String::from_utf8_lossy(&out).contains("no changes"));
+        assert!(
+            edit_in_editor(&skills, "ed", "false", scratch.path(), &mut out)
+                .await
+                .is_err()
+        );
+        let mut listing = Vec::new();
+        list(&skills, false, &mut listing).await.unwrap();
+        let listing = String::from_utf8(listing).unwrap();
+        assert!(listing.starts_with("ed "), "{listing}");
+        assert!(listing.contains("new words"));
+        skills.close().await.unwrap();
+    }
+}

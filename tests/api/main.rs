@@ -16,5 +16,6 @@ mod memory_files;
 mod security;
 mod security_log;
 mod semantic;
+mod skills;
 mod text_safety;
 mod transport;
