@@ -365,7 +365,7 @@ async fn direct_reads_search_and_budget() {
             &app,
             Method::POST,
             "/api/skills/-/tool-events",
-            json!({"tool_call_id": "x", "bogus": 1}),
+            json!({"tool_name": "Read", "status": "completed"}),
         )
         .await,
         422,

@@ -113,7 +113,8 @@ impl SkillLedger {
 
     /// The body of `e` for a prompt.
     pub(super) fn load_body(e: &CatalogEntry) -> Result<SkillBody, SkillError> {
-        let text = std::fs::read_to_string(&e.path).map_err(io_error(&e.path))?;
+        let bytes = std::fs::read(&e.path).map_err(io_error(&e.path))?;
+        let text = String::from_utf8_lossy(&bytes);
         Ok(SkillBody {
             name: e.name.clone(),
             path: e.path.display().to_string(),

@@ -187,9 +187,10 @@ pub struct BudgetRow {
     pub folded_from: Option<Vec<String>>,
 }
 
-/// A gateway tool-call event (`POST /api/skills/-/tool-events`).
+/// A gateway tool-call event (`POST /api/skills/-/tool-events`). Other
+/// fields an ACP tool call carries (title, locations, content) are
+/// ignored, so the gateway can forward its events as they are.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct ToolEvent {
     /// The call's id (dedupe key; the initial call and its updates share it).
     pub tool_call_id: String,
