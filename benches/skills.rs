@@ -71,20 +71,23 @@ fn write_skills(root: &Path) {
 }
 
 fn config(home: &Path) -> SkillsConfig {
-    SkillsConfig {
-        skills_dir: home.join("skills"),
-        usage_file: home.join("skill-usage.json"),
-        project_dir: None,
-        extra_paths: Vec::new(),
-        max_triggered: 3,
-        lazy_load: false,
-        flush_delay: Duration::from_secs(3600),
-        catalog_ttl: Duration::from_secs(3600),
-        sync_bundled: false,
-        user_home: None,
-        clock: system_clock(),
-        security_log: None,
-    }
+    let mut config = SkillsConfig::new(home, system_clock());
+    config.max_triggered = 3;
+    config.flush_delay = Duration::from_secs(3600);
+    config.catalog_ttl = Duration::from_secs(3600);
+    config
+}
+
+fn catalog(root: &Path) -> Catalog {
+    Catalog::new(
+        CatalogRoots {
+            home: root.to_path_buf(),
+            project: None,
+            extra: Vec::new(),
+            bundled: HashSet::new(),
+        },
+        Duration::from_secs(3600),
+    )
 }
 
 const MESSAGE: &str =
@@ -111,15 +114,7 @@ fn list_skills(c: &mut Criterion) {
     group.sample_size(20);
     group.bench_function("1000_cold_parse", |b| {
         b.iter(|| {
-            let mut catalog = Catalog::new(
-                CatalogRoots {
-                    home: tmp.path().join("skills"),
-                    project: None,
-                    extra: Vec::new(),
-                    bundled: HashSet::new(),
-                },
-                Duration::from_secs(3600),
-            );
+            let mut catalog = catalog(&tmp.path().join("skills"));
             catalog.entries().len()
         })
     });
@@ -130,15 +125,7 @@ fn list_skills(c: &mut Criterion) {
 fn trigger_matching(c: &mut Criterion) {
     let tmp = TempDir::new().expect("tempdir");
     write_skills(&tmp.path().join("skills"));
-    let mut catalog = Catalog::new(
-        CatalogRoots {
-            home: tmp.path().join("skills"),
-            project: None,
-            extra: Vec::new(),
-            bundled: HashSet::new(),
-        },
-        Duration::from_secs(3600),
-    );
+    let mut catalog = catalog(&tmp.path().join("skills"));
     let entries = catalog.entries();
     let candidates = || {
         entries.iter().map(|e| Candidate {

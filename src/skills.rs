@@ -33,25 +33,22 @@ pub fn skills_config(
     clock: SharedClock,
     security_log: Option<SecurityLogHandle>,
 ) -> SkillsConfig {
-    SkillsConfig {
-        skills_dir: home.skills_dir(),
-        usage_file: home.skill_usage_file(),
-        project_dir: std::env::var_os("KIROCREW_PROJECT_DIR")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from),
-        extra_paths: settings
-            .skills
-            .extra_paths
-            .iter()
-            .map(|p| expand(p))
-            .collect(),
-        max_triggered: settings.skills.max_triggered as usize,
-        lazy_load: settings.skills.lazy_load,
-        flush_delay: LEDGER_FLUSH_DELAY,
-        catalog_ttl: CATALOG_TTL,
-        sync_bundled: true,
-        user_home: dirs::home_dir(),
-        clock,
-        security_log,
-    }
+    let mut config = SkillsConfig::new(home.root(), clock);
+    config.project_dir = std::env::var_os("KIROCREW_PROJECT_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    config.extra_paths = settings
+        .skills
+        .extra_paths
+        .iter()
+        .map(|p| expand(p))
+        .collect();
+    config.max_triggered = settings.skills.max_triggered as usize;
+    config.lazy_load = settings.skills.lazy_load;
+    config.flush_delay = LEDGER_FLUSH_DELAY;
+    config.catalog_ttl = CATALOG_TTL;
+    config.sync_bundled = true;
+    config.user_home = dirs::home_dir();
+    config.security_log = security_log;
+    config
 }

@@ -84,12 +84,7 @@ impl Application {
         let embeddings = EmbeddingRuntime::start(&home, &settings, store);
         let store = embeddings.store.clone();
         let layers = MemoryLayers::start(&home, &settings, store.clone(), system_clock());
-        let security_log = SecurityLogHandle::start(SecurityLogConfig {
-            path: home.security_log(),
-            max_bytes: settings.security.log_max_bytes,
-            keep: settings.security.log_keep,
-            clock: system_clock(),
-        });
+        let security_log = SecurityLogHandle::start(security_log_config(&home, &settings));
         let skills = SkillLedgerHandle::start(crate::skills::skills_config(
             &home,
             &settings,
@@ -212,6 +207,17 @@ impl Application {
         closed.context("closing the memory store")?;
         tracing::info!("kirocrew stopped cleanly");
         Ok(())
+    }
+}
+
+/// The security event log's configuration for `home` (the daemon and the
+/// one-shot commands that record events).
+pub fn security_log_config(home: &DataHome, settings: &Settings) -> SecurityLogConfig {
+    SecurityLogConfig {
+        path: home.security_log(),
+        max_bytes: settings.security.log_max_bytes,
+        keep: settings.security.log_keep,
+        clock: system_clock(),
     }
 }
 

@@ -13,7 +13,7 @@ use clap::Subcommand;
 use super::skills_commands as cmd;
 use crate::home::DataHome;
 use kirocrew_actors::clock::system_clock;
-use kirocrew_actors::security_log::{SecurityLogConfig, SecurityLogHandle};
+use kirocrew_actors::security_log::SecurityLogHandle;
 use kirocrew_actors::skills::{SkillEdit, SkillLedgerHandle};
 
 /// `kirocrew skills …`
@@ -102,12 +102,7 @@ pub(super) fn run(home: DataHome, command: SkillsCommand) -> anyhow::Result<Exit
     home.ensure()?;
     let settings = loaded.settings;
     actix_rt::System::new().block_on(async move {
-        let log = SecurityLogHandle::start(SecurityLogConfig {
-            path: home.security_log(),
-            max_bytes: settings.security.log_max_bytes,
-            keep: settings.security.log_keep,
-            clock: system_clock(),
-        });
+        let log = SecurityLogHandle::start(crate::startup::security_log_config(&home, &settings));
         let skills = SkillLedgerHandle::start(crate::skills::skills_config(
             &home,
             &settings,

@@ -285,23 +285,9 @@ mod tests {
     use super::*;
     use kirocrew_actors::clock::system_clock;
     use kirocrew_actors::skills::SkillsConfig;
-    use std::time::Duration;
 
     fn start(home: &Path) -> SkillLedgerHandle {
-        SkillLedgerHandle::start(SkillsConfig {
-            skills_dir: home.join("skills"),
-            usage_file: home.join("skill-usage.json"),
-            project_dir: None,
-            extra_paths: Vec::new(),
-            max_triggered: 0,
-            lazy_load: false,
-            flush_delay: Duration::from_secs(60),
-            catalog_ttl: Duration::from_secs(60),
-            sync_bundled: false,
-            user_home: None,
-            clock: system_clock(),
-            security_log: None,
-        })
+        SkillLedgerHandle::start(SkillsConfig::new(home, system_clock()))
     }
 
     #[actix_rt::test]

@@ -154,16 +154,9 @@ async fn delete(
     Ok(HttpResponse::Ok().json(json!({ "deleted": name })))
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SearchQuery {
-    q: String,
-    limit: Option<u32>,
-}
-
 async fn search(
     state: web::Data<AppState>,
-    q: web::Query<SearchQuery>,
+    q: web::Query<super::extract::SearchQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let limit = super::extract::limit(q.limit, 10, 50)?;
     let hits = state.skills.search(&q.q, limit as usize).await?;

@@ -59,6 +59,29 @@ pub struct SkillsConfig {
     pub security_log: Option<SecurityLogHandle>,
 }
 
+impl SkillsConfig {
+    /// The defaults for a data home at `home` (`skills/`,
+    /// `skill-usage.json`): no project or extra roots, triggers off, full
+    /// index, a 5 s flush debounce, a 10 s catalog TTL, no bundled sync, no
+    /// security log. Callers change the fields they need.
+    pub fn new(home: &std::path::Path, clock: SharedClock) -> Self {
+        Self {
+            skills_dir: home.join("skills"),
+            usage_file: home.join(super::ledger::USAGE_FILE),
+            project_dir: None,
+            extra_paths: Vec::new(),
+            max_triggered: 0,
+            lazy_load: false,
+            flush_delay: Duration::from_secs(5),
+            catalog_ttl: Duration::from_secs(10),
+            sync_bundled: false,
+            user_home: None,
+            clock,
+            security_log: None,
+        }
+    }
+}
+
 /// The actor. Start it with `SkillLedgerHandle::start`.
 pub(crate) struct SkillLedger {
     pub(super) config: SkillsConfig,

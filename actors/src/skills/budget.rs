@@ -28,7 +28,7 @@ pub fn alias_groups(entries: &[CatalogEntry], real: &HashMap<String, PathBuf>) -
             None => groups.push(vec![i]),
         }
     }
-    for (_, mut members) in by_file {
+    for mut members in by_file.into_values() {
         members.sort_by(|&a, &b| {
             let (ea, eb) = (&entries[a], &entries[b]);
             ea.symlinked
@@ -110,23 +110,13 @@ pub fn budget(
 mod tests {
     use super::*;
     use crate::skills::frontmatter::SkillMeta;
-    use crate::skills::triggers::CompiledTriggers;
-    use crate::skills::types::SkillSource;
     use chrono::{Duration, TimeZone};
-    use std::sync::Arc;
 
     fn entry(name: &str, size: u64, symlinked: bool) -> CatalogEntry {
         CatalogEntry {
-            name: name.into(),
-            path: format!("/h/skills/{name}/SKILL.md").into(),
-            dir: format!("/h/skills/{name}").into(),
-            source: SkillSource::Kirocrew,
-            owned: true,
             size_bytes: size,
-            modified_secs: None,
             symlinked,
-            meta: Arc::new(SkillMeta::default()),
-            triggers: Arc::new(CompiledTriggers::default()),
+            ..CatalogEntry::for_test(name, SkillMeta::default())
         }
     }
 

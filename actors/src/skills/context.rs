@@ -154,27 +154,17 @@ pub fn dollar_tokens(message: &str) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::skills::frontmatter::SkillMeta;
-    use crate::skills::triggers::CompiledTriggers;
-    use crate::skills::types::SkillSource;
     use chrono::{TimeZone, Utc};
-    use std::sync::Arc;
 
     fn entry(name: &str, always: bool, modified: i64) -> CatalogEntry {
+        let meta = SkillMeta {
+            always,
+            description: Some(format!("about {name}")),
+            ..SkillMeta::default()
+        };
         CatalogEntry {
-            name: name.into(),
-            path: format!("/s/{name}/SKILL.md").into(),
-            dir: format!("/s/{name}").into(),
-            source: SkillSource::Kirocrew,
-            owned: true,
-            size_bytes: 1,
             modified_secs: Some(modified),
-            symlinked: false,
-            meta: Arc::new(SkillMeta {
-                always,
-                description: Some(format!("about {name}")),
-                ..SkillMeta::default()
-            }),
-            triggers: Arc::new(CompiledTriggers::default()),
+            ..CatalogEntry::for_test(name, meta)
         }
     }
 

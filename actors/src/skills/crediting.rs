@@ -158,7 +158,7 @@ pub fn shell_read_paths(command: &str) -> Vec<String> {
         let mut verb = None;
         while let Some(Token::Word(w)) = tokens.peek() {
             let base = w.rsplit('/').next().unwrap_or(w);
-            if w.contains('=') && !w.starts_with('=') || WRAPPERS.contains(&base) {
+            if (w.contains('=') && !w.starts_with('=')) || WRAPPERS.contains(&base) {
                 tokens.next();
                 continue;
             }

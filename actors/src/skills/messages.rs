@@ -161,8 +161,8 @@ impl Handler<GetSkill> for SkillLedger {
             .catalog
             .get(&msg.name)
             .ok_or_else(|| SkillError::NotFound(msg.name.clone()))?;
-        let content =
-            std::fs::read_to_string(&entry.path).map_err(super::error::io_error(&entry.path))?;
+        let bytes = std::fs::read(&entry.path).map_err(super::error::io_error(&entry.path))?;
+        let content = String::from_utf8_lossy(&bytes).into_owned();
         Ok(SkillDetail {
             info: self.info(&entry),
             content,

@@ -127,26 +127,13 @@ fn floor_char_boundary(s: &str, max: usize) -> usize {
 mod tests {
     use super::*;
     use crate::skills::frontmatter::SkillMeta;
-    use crate::skills::triggers::CompiledTriggers;
-    use crate::skills::types::SkillSource;
-    use std::sync::Arc;
 
     fn entry(name: &str, description: &str) -> CatalogEntry {
-        CatalogEntry {
-            name: name.into(),
-            path: format!("/s/{name}/SKILL.md").into(),
-            dir: format!("/s/{name}").into(),
-            source: SkillSource::Kirocrew,
-            owned: true,
-            size_bytes: 1,
-            modified_secs: None,
-            symlinked: false,
-            meta: Arc::new(SkillMeta {
-                description: Some(description.into()),
-                ..SkillMeta::default()
-            }),
-            triggers: Arc::new(CompiledTriggers::default()),
-        }
+        let meta = SkillMeta {
+            description: Some(description.into()),
+            ..SkillMeta::default()
+        };
+        CatalogEntry::for_test(name, meta)
     }
 
     #[test]

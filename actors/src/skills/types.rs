@@ -48,6 +48,25 @@ pub struct CatalogEntry {
     pub triggers: Arc<CompiledTriggers>,
 }
 
+#[cfg(test)]
+impl CatalogEntry {
+    /// An owned entry at `/s/<name>/SKILL.md` for unit tests.
+    pub(crate) fn for_test(name: &str, meta: SkillMeta) -> Self {
+        Self {
+            name: name.into(),
+            path: format!("/s/{name}/SKILL.md").into(),
+            dir: format!("/s/{name}").into(),
+            source: SkillSource::Kirocrew,
+            owned: true,
+            size_bytes: 1,
+            modified_secs: None,
+            symlinked: false,
+            meta: Arc::new(meta),
+            triggers: Arc::new(CompiledTriggers::default()),
+        }
+    }
+}
+
 /// A row of `GET /api/skills` and `kirocrew skills list`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SkillInfo {

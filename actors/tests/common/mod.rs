@@ -151,20 +151,10 @@ pub(crate) fn skills_config(
     home: &Path,
     clock: SharedClock,
 ) -> kirocrew_actors::skills::SkillsConfig {
-    kirocrew_actors::skills::SkillsConfig {
-        skills_dir: home.join("skills"),
-        usage_file: home.join("skill-usage.json"),
-        project_dir: None,
-        extra_paths: Vec::new(),
-        max_triggered: 0,
-        lazy_load: false,
-        flush_delay: Duration::from_secs(3600),
-        catalog_ttl: Duration::from_secs(3600),
-        sync_bundled: false,
-        user_home: None,
-        clock,
-        security_log: None,
-    }
+    let mut config = kirocrew_actors::skills::SkillsConfig::new(home, clock);
+    config.flush_delay = Duration::from_secs(3600);
+    config.catalog_ttl = Duration::from_secs(3600);
+    config
 }
 
 /// Writes `root/name/SKILL.md`.
