@@ -21,6 +21,7 @@ use super::types::{SessionSkills, SkillBody, ToolEvent, ToolEventOutcome, Trigge
 #[derive(Debug, Message)]
 #[rtype(result = "Result<SessionSkills, SkillError>")]
 pub(crate) struct GetSessionSkills {
+    /// Characters the skills section may use.
     pub budget: usize,
 }
 
@@ -28,6 +29,7 @@ pub(crate) struct GetSessionSkills {
 #[derive(Debug, Message)]
 #[rtype(result = "Result<Vec<SkillBody>, SkillError>")]
 pub(crate) struct ResolveDollarSkills {
+    /// The user message.
     pub message: String,
 }
 
@@ -35,6 +37,7 @@ pub(crate) struct ResolveDollarSkills {
 #[derive(Debug, Message)]
 #[rtype(result = "Result<TriggeredSkills, SkillError>")]
 pub(crate) struct MatchTriggers {
+    /// The user message.
     pub message: String,
 }
 
@@ -42,6 +45,7 @@ pub(crate) struct MatchTriggers {
 #[derive(Debug, Message)]
 #[rtype(result = "Result<usize, SkillError>")]
 pub(crate) struct RecordSkillUse {
+    /// The skills whose bodies were delivered.
     pub names: Vec<String>,
 }
 
@@ -49,6 +53,7 @@ pub(crate) struct RecordSkillUse {
 #[derive(Debug, Message)]
 #[rtype(result = "Result<ToolEventOutcome, SkillError>")]
 pub(crate) struct ObserveToolEvent {
+    /// The gateway event.
     pub event: ToolEvent,
 }
 

@@ -24,6 +24,7 @@ pub(crate) struct ListSkills;
 #[derive(Debug, Message)]
 #[rtype(result = "Result<SkillDetail, SkillError>")]
 pub(crate) struct GetSkill {
+    /// The skill (its key).
     pub name: String,
 }
 
@@ -31,7 +32,9 @@ pub(crate) struct GetSkill {
 #[derive(Debug, Message)]
 #[rtype(result = "Result<SkillInfo, SkillError>")]
 pub(crate) struct CreateSkill {
+    /// The skill (its key).
     pub name: String,
+    /// The whole SKILL.md text.
     pub content: String,
 }
 
@@ -39,7 +42,9 @@ pub(crate) struct CreateSkill {
 #[derive(Debug, Message)]
 #[rtype(result = "Result<SkillInfo, SkillError>")]
 pub(crate) struct UpdateSkill {
+    /// The skill (its key).
     pub name: String,
+    /// The whole SKILL.md text.
     pub content: String,
 }
 
@@ -47,7 +52,9 @@ pub(crate) struct UpdateSkill {
 #[derive(Debug, Message)]
 #[rtype(result = "Result<SkillInfo, SkillError>")]
 pub(crate) struct EditSkill {
+    /// The skill (its key).
     pub name: String,
+    /// The fields to change.
     pub edit: SkillEdit,
 }
 
@@ -55,6 +62,7 @@ pub(crate) struct EditSkill {
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(), SkillError>")]
 pub(crate) struct DeleteSkill {
+    /// The skill (its key).
     pub name: String,
 }
 
@@ -62,7 +70,9 @@ pub(crate) struct DeleteSkill {
 #[derive(Debug, Message)]
 #[rtype(result = "Result<Vec<SearchHit>, SkillError>")]
 pub(crate) struct SearchSkills {
+    /// The search words.
     pub query: String,
+    /// At most this many hits.
     pub limit: usize,
 }
 
@@ -70,8 +80,11 @@ pub(crate) struct SearchSkills {
 #[derive(Debug, Message)]
 #[rtype(result = "Result<ToggleOutcome, SkillError>")]
 pub(crate) struct SetInjectOnTrigger {
+    /// The skill (its key).
     pub name: String,
+    /// True removes the key (inject), false writes `inject_on_trigger: false`.
     pub inject: bool,
+    /// Who asked (`http`, `cli`, …), for the security event.
     pub actor: String,
 }
 
