@@ -20,10 +20,13 @@ use serde_json::json;
 use crate::config::ConfigError;
 use crate::http::request_id;
 use crate::migration::MigrationBusy;
+use kirocrew_actors::channel_history::ChannelHistoryError;
 use kirocrew_actors::heartbeat::HeartbeatError;
+use kirocrew_actors::hooks::HookError;
 use kirocrew_actors::memory_files::MemoryFilesError;
 use kirocrew_actors::security_log::SecurityLogError;
 use kirocrew_actors::skills::SkillError;
+use kirocrew_actors::transcripts::TranscriptError;
 use kirocrew_actors::vector_store::VectorStoreError;
 
 /// An error answered to an HTTP client.
@@ -333,6 +336,36 @@ impl From<MemoryFilesError> for ApiError {
     }
 }
 
+impl From<HookError> for ApiError {
+    fn from(err: HookError) -> Self {
+        let message = err.to_string();
+        match err {
+            HookError::InvalidRequest(_) => ApiError::validation("invalid_hook_request", message),
+            HookError::InvalidConfig(_) => ApiError::validation("invalid_hooks", message),
+            HookError::NoSuchHook { .. } => ApiError::NotFound {
+                code: "hook_not_found",
+                message,
+            },
+            HookError::Io(_) => ApiError::internal("hooks_io", &err),
+            HookError::Unavailable(_) => ApiError::unavailable("hooks_unavailable", &err),
+        }
+    }
+}
+
+impl From<TranscriptError> for ApiError {
+    fn from(err: TranscriptError) -> Self {
+        let message = err.to_string();
+        match err {
+            TranscriptError::InvalidKey(_) => ApiError::validation("invalid_session_key", message),
+            TranscriptError::InvalidTurn(_) => ApiError::validation("invalid_turn", message),
+            TranscriptError::Io(_) => ApiError::internal("transcript_io", &err),
+            TranscriptError::Unavailable(_) => {
+                ApiError::unavailable("transcripts_unavailable", &err)
+            }
+        }
+    }
+}
+
 impl From<SecurityLogError> for ApiError {
     fn from(err: SecurityLogError) -> Self {
         match err {
@@ -341,6 +374,33 @@ impl From<SecurityLogError> for ApiError {
             }
             SecurityLogError::Unavailable(_) => {
                 ApiError::unavailable("security_log_unavailable", &err)
+            }
+        }
+    }
+}
+
+impl From<ChannelHistoryError> for ApiError {
+    fn from(err: ChannelHistoryError) -> Self {
+        let message = err.to_string();
+        match err {
+            ChannelHistoryError::InvalidChannelId(_) => {
+                ApiError::validation("invalid_channel_id", message)
+            }
+            ChannelHistoryError::InvalidMessage(_) => {
+                ApiError::validation("invalid_message", message)
+            }
+            ChannelHistoryError::ControlCharacter(_) => {
+                ApiError::validation("control_characters", message)
+            }
+            // The id was valid but its file would land somewhere it must
+            // not (a link planted in history/): refused, whoever asks.
+            ChannelHistoryError::PathRefused { .. } => ApiError::Forbidden {
+                code: "history_path_refused",
+                message,
+            },
+            ChannelHistoryError::Io(_) => ApiError::internal("channel_history_io", &err),
+            ChannelHistoryError::Unavailable(_) => {
+                ApiError::unavailable("channel_history_unavailable", &err)
             }
         }
     }

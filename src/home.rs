@@ -12,7 +12,7 @@
 //! behind ([`DataHome::tighten_permissions`]): the home itself, every entry
 //! at its top level (files such as memory.db, its -wal/-shm, config.json,
 //! api-token, lessons.jsonl; directories themselves), and the trees kirocrew
-//! owns entirely, `workspace/` and `models/`. Other subdirectories keep
+//! owns entirely, `workspace/`, `models/` and `history/`. Other subdirectories keep
 //! their contents' modes (the home's 0700 already shuts others out of
 //! them); symbolic links are never followed.
 
@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 
 /// Subdirectories whose whole tree kirocrew owns and keeps private.
-const PRIVATE_TREES: &[&str] = &["workspace", "models"];
+const PRIVATE_TREES: &[&str] = &["workspace", "models", "history", "sessions"];
 
 /// How deep [`PRIVATE_TREES`] are walked (they are two or three levels).
 const MAX_TREE_DEPTH: usize = 8;
@@ -99,6 +99,28 @@ impl DataHome {
         self.root.join("lessons.jsonl")
     }
 
+    /// The sensitive-path policy: `~` is the user's home directory, and the
+    /// data home's own secrets (`api-token`) are refused too.
+    pub fn sensitive_paths(&self) -> kirocrew_actors::sensitive_paths::SensitivePaths {
+        let user_home = dirs::home_dir().unwrap_or_else(|| {
+            // Every rule also matches by component wherever it appears, so
+            // only `~`-relative spellings lose meaning without a home.
+            tracing::warn!("no home directory found; '~' in paths expands to '/'");
+            PathBuf::from("/")
+        });
+        kirocrew_actors::sensitive_paths::SensitivePaths::new(user_home).with_data_home(&self.root)
+    }
+
+    /// sessions/: the session transcripts.
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.root.join("sessions")
+    }
+
+    /// hooks.json: the script hooks.
+    pub fn hooks_file(&self) -> PathBuf {
+        self.root.join("hooks.json")
+    }
+
     /// security-events.jsonl: the security event log.
     pub fn security_log(&self) -> PathBuf {
         self.root.join(kirocrew_actors::security_log::LOG_FILE_NAME)
@@ -112,6 +134,13 @@ impl DataHome {
     /// skill-usage.json: the skill usage ledger.
     pub fn skill_usage_file(&self) -> PathBuf {
         self.root.join(kirocrew_actors::skills::ledger::USAGE_FILE)
+    }
+
+    /// `history/`: channel histories (`<channel_id>.jsonl`, observe mode)
+    /// and `channels.json` (channel modes). Not `workspace/memory/history/`,
+    /// the Markdown daily history.
+    pub fn history_dir(&self) -> PathBuf {
+        self.root.join("history")
     }
 
     /// The API token file.

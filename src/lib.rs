@@ -9,6 +9,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod context;
 pub mod embedding;
 pub mod error;
 pub mod home;

@@ -33,11 +33,28 @@ use crate::http::request_id::assign_request_id;
 use crate::http::{config_api, dashboard, health, linger, not_found, AppState};
 use crate::lifecycle;
 use crate::memory_layers::MemoryLayers;
-use kirocrew_actors::clock::system_clock;
+use kirocrew_actors::channel_history::{ChannelHistoryConfig, ChannelHistoryHandle};
+use kirocrew_actors::clock::{system_clock, system_monotonic};
+use kirocrew_actors::hooks::{HookRunnerConfig, HookRunnerHandle, RulesLoader};
 use kirocrew_actors::lessons_file::LessonFile;
 use kirocrew_actors::security_log::{SecurityLogConfig, SecurityLogHandle};
+use kirocrew_actors::sensitive_paths::SafeReader;
 use kirocrew_actors::skills::SkillLedgerHandle;
+use kirocrew_actors::transcripts::{TranscriptsConfig, TranscriptsHandle};
 use kirocrew_actors::vector_store::VectorStoreHandle;
+
+/// Script hooks running at once, at most; more wait their turn.
+const MAX_CONCURRENT_SCRIPTS: usize = 8;
+
+/// Re-reads the `hooks` section of the effective configuration (defaults ←
+/// config.json ← environment), for the hook runner's reload on change.
+fn rules_loader(home: std::path::PathBuf) -> RulesLoader {
+    Arc::new(move || {
+        crate::config::load(&home, std::env::vars())
+            .map(|c| c.settings.hooks)
+            .map_err(|e| e.to_string())
+    })
+}
 
 /// A built, bound, not yet running daemon.
 pub struct Application {
@@ -91,6 +108,33 @@ impl Application {
             system_clock(),
             Some(security_log.clone()),
         ));
+        let hooks = HookRunnerHandle::start(
+            HookRunnerConfig {
+                config_file: home.root().join("config.json"),
+                hooks_file: home.hooks_file(),
+                load_rules: rules_loader(home.root().to_path_buf()),
+                max_concurrent_scripts: MAX_CONCURRENT_SCRIPTS,
+                security_log: Some(security_log.clone()),
+            },
+            settings.hooks.clone(),
+        );
+        let sensitive_paths = home.sensitive_paths();
+        let channels = ChannelHistoryHandle::start(ChannelHistoryConfig {
+            history_dir: home.history_dir(),
+            observe_max_entries: settings.channels.observe_max_messages as usize,
+            observe_ttl: settings.channels.observe_ttl(),
+            clock: system_clock(),
+            monotonic: system_monotonic(),
+            security_log: security_log.clone(),
+            sensitive_paths: sensitive_paths.clone(),
+        })
+        .with_context(|| {
+            format!(
+                "starting the channel history in {}",
+                home.history_dir().display()
+            )
+        })?;
+        let safe_reader = SafeReader::new(sensitive_paths, security_log.clone(), "daemon");
         let state = web::Data::new(AppState {
             store: store.clone(),
             settings: Arc::clone(&settings),
@@ -99,6 +143,14 @@ impl Application {
             lessons_file: LessonFile::new(home.lessons_file()),
             security_log,
             skills: skills.clone(),
+            hooks,
+            home: home.clone(),
+            channels,
+            safe_reader,
+            transcripts: TranscriptsHandle::start(TranscriptsConfig {
+                dir: home.sessions_dir(),
+                clock: system_clock(),
+            }),
         });
         let body_timeout = web::Data::new(BodyTimeout(Duration::from_secs(
             settings.server.body_timeout_secs,

@@ -1,11 +1,14 @@
-//! An injectable wall clock.
+//! Injectable clocks: a wall clock and a monotonic one.
 //!
 //! Every time rule in the spec (decay tiers, TTLs, idle thresholds, recency
 //! ordering) reads "now" through [`Clock`], so tests can pin or advance time
-//! instead of sleeping.
+//! instead of sleeping. Rules the spec puts on a *monotonic* clock (the
+//! channel history's mention-mode TTL, which must not jump when the wall
+//! clock is set) read [`MonotonicClock`] instead.
 
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, SecondsFormat, TimeZone, Utc};
 
@@ -67,6 +70,66 @@ impl Clock for ManualClock {
     }
 }
 
+/// A monotonic time source: the time elapsed since a fixed origin. Never
+/// goes backwards, unaffected by wall-clock changes; only differences
+/// between two readings mean anything.
+pub trait MonotonicClock: Send + Sync + 'static {
+    /// Time since this clock's origin.
+    fn elapsed(&self) -> Duration;
+}
+
+/// A shared, cloneable monotonic clock.
+pub type SharedMonotonic = Arc<dyn MonotonicClock>;
+
+/// The process's monotonic clock ([`Instant`]), counted from its creation.
+#[derive(Debug, Clone, Copy)]
+pub struct SystemMonotonic {
+    origin: Instant,
+}
+
+impl MonotonicClock for SystemMonotonic {
+    fn elapsed(&self) -> Duration {
+        self.origin.elapsed()
+    }
+}
+
+/// The system monotonic clock as a [`SharedMonotonic`].
+pub fn system_monotonic() -> SharedMonotonic {
+    Arc::new(SystemMonotonic {
+        origin: Instant::now(),
+    })
+}
+
+/// A monotonic clock that only moves when told to; for tests.
+#[derive(Debug, Default)]
+pub struct ManualMonotonic {
+    nanos: AtomicU64,
+}
+
+impl ManualMonotonic {
+    /// A clock standing at its origin.
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self::default())
+    }
+
+    /// Moves the clock forward (it never goes back).
+    pub fn advance(&self, by: Duration) {
+        let delta = u64::try_from(by.as_nanos()).unwrap_or(u64::MAX);
+        // Saturating: a test advancing by "forever" must not wrap around.
+        let _ = self
+            .nanos
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                Some(n.saturating_add(delta))
+            });
+    }
+}
+
+impl MonotonicClock for ManualMonotonic {
+    fn elapsed(&self) -> Duration {
+        Duration::from_nanos(self.nanos.load(Ordering::SeqCst))
+    }
+}
+
 /// Formats an instant the way every table stores it: RFC 3339, UTC, with
 /// microseconds and a `Z` suffix. The fixed width makes the text sort in time
 /// order, which the recency queries rely on.
@@ -94,5 +157,18 @@ mod tests {
         let clock = ManualClock::new(start);
         clock.advance(chrono::Duration::hours(2));
         assert_eq!(clock.now(), start + chrono::Duration::hours(2));
+    }
+
+    #[test]
+    fn manual_monotonic_only_moves_forward() {
+        let mono = ManualMonotonic::new();
+        assert_eq!(mono.elapsed(), Duration::ZERO);
+        mono.advance(Duration::from_secs(300));
+        assert_eq!(mono.elapsed(), Duration::from_secs(300));
+        mono.advance(Duration::MAX);
+        assert_eq!(mono.elapsed(), Duration::from_nanos(u64::MAX));
+        let system = system_monotonic();
+        let a = system.elapsed();
+        assert!(system.elapsed() >= a);
     }
 }

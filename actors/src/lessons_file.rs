@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::control_chars::{find_forbidden, ForbiddenCharacter};
-use crate::screening::find_injection;
+use crate::security::screen::find_injection;
 use crate::vector_store::lessons::{
     check_lesson_chars, dedup, lesson_key, lesson_text, render_lessons_block, validate_lesson,
     Dedup, ExistingLesson, Lesson, LessonCategory, LessonOutcome, LessonWrite,

@@ -16,7 +16,10 @@
 //! | `DownloadManager` ([`download`]) | the model file, its staging files and download status | start-up task, enable-embeddings and status routes |
 //! | `MemoryFiles` ([`memory_files`]) | `workspace/memory/` (preferences, projects, history) and `memory_index.db` | memory-files routes, CLI `memory search --files`, heartbeat, migration |
 //! | `SkillLedger` ([`skills`]) | skill-usage.json (the delivery tally) and the skill catalog beside it (SKILL.md discovery, frontmatter cache) | HTTP skills routes, CLI `skills`, the context builder (session skills, `$name`, triggers) |
+//! | `HookRunner` ([`hooks`]) | the hook configuration in force (config.json `hooks`, hooks.json); script hooks run in the caller's task under its concurrency limit | gateway hook routes, hooks config routes, CLI `hooks`, context builder |
 //! | `SecurityLog` ([`security_log`]) | `security-events.jsonl`: hook decisions, denied reads, injection blocks, skill toggles, auth failures | HTTP routes, hook runner, channel history, skills, CLI `security events` |
+//! | `Transcripts` ([`transcripts`]) | `sessions/`: every session's turns (JSONL) and metadata (incl. the consolidation marker) | gateway session routes, context builder, consolidator |
+//! | `ChannelHistory` ([`channel_history`]) | per-channel message buffers (mention / observe / off) and `history/<channel_id>.jsonl` | HTTP channel routes (the gateway pushes, the context builder reads) |
 //! | `Heartbeat` ([`heartbeat`]) | the tick counter and live history settings | the daemon (start/stop), settings route; it drives `MemoryFiles` and notifies idle-check subscribers over a channel |
 //!
 //! Every actor module has the same shape: `mod.rs` (docs, file list,
@@ -41,26 +44,41 @@
 //! - [`ann`]: approximate nearest neighbours (usearch HNSW) over vectors
 //!   keyed by row id; knows nothing of the store (callers pass the space
 //!   signature).
-//! - [`screening`]: prompt-injection patterns and redaction (pure).
+//! - [`security`]: layered prompt-injection screening (normalize, decode,
+//!   multilingual rules, discussion guard, exemplar similarity) and
+//!   credential / exfiltration-URL redaction (pure).
 //! - [`control_chars`]: NUL and bidirectional-override characters every
 //!   writer refuses (pure).
 //! - [`lessons_file`]: the `lessons.jsonl` fallback when memory.db is
 //!   unavailable.
 //! - [`migration`]: one-shot import of the legacy Markdown memory and
 //!   lessons through the store's ordinary writers.
+//! - [`context_block`]: a rendered block plus what happened to each
+//!   candidate (the context receipt's unit).
+//! - [`jsonl`]: append-only JSON-lines files (0600, torn-line safe).
 //! - [`clock`]: the injectable time source every time-dependent rule uses.
+//! - [`sensitive_paths`]: `is_sensitive_path` and the guarded file read
+//!   (`safe_read_file`, its audited carve-out `safe_read_file_internal`).
+//! - [`clock`]: the injectable wall and monotonic clocks every
+//!   time-dependent rule uses.
 
 pub mod ann;
 mod ask;
+pub mod channel_history;
 pub mod clock;
+pub mod context_block;
 pub mod control_chars;
 pub mod download;
 pub mod embedder;
 pub mod heartbeat;
+pub mod hooks;
+pub mod jsonl;
 pub mod lessons_file;
 pub mod memory_files;
 pub mod migration;
-pub mod screening;
+pub mod security;
 pub mod security_log;
+pub mod sensitive_paths;
 pub mod skills;
+pub mod transcripts;
 pub mod vector_store;

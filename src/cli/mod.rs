@@ -1,4 +1,5 @@
-//! The command line: `kirocrew serve | memory … | learn … | skills … | config … | doctor | bench …`.
+//! The command line: `kirocrew serve | memory … | learn … | skills … | hooks … | context … |
+//! config … | doctor | bench … | security …`.
 //!
 //! Every command takes `--home` (else `$KIROCREW_HOME`, else `~/.kiro/crew`).
 //! One-shot commands open the same memory.db as a running daemon (WAL lets
@@ -8,11 +9,14 @@
 mod bench;
 mod bench_locomo;
 mod config_cmd;
+mod context;
 mod doctor;
+mod hooks;
 mod learn;
 mod memory;
 mod memory_commands;
 mod memory_files;
+mod security;
 mod serve;
 mod skills;
 mod skills_commands;
@@ -56,9 +60,18 @@ pub enum Command {
     /// List, search, create and edit skills; see what they cost.
     #[command(subcommand)]
     Skills(skills::SkillsCommand),
+    /// Preview the context a session would get, with its receipt.
+    #[command(subcommand)]
+    Context(context::ContextCommand),
+    /// Show and test hooks (config rules and script hooks).
+    #[command(subcommand)]
+    Hooks(hooks::HooksCommand),
     /// Measure performance.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Screen text for prompt injection, redact credentials (stdin → stdout).
+    #[command(subcommand)]
+    Security(security::SecurityCommand),
     /// Verify one llama.cpp CPU module on this CPU (kirocrew runs this as a
     /// child process before computing with a module; not for people).
     #[command(name = "probe-cpu-module", hide = true)]
@@ -94,22 +107,29 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         let code = kirocrew_actors::embedder::kernels::run_probe(&args.module, &args.types);
         return Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)));
     }
+    let command = match cli.command {
+        // Pure text filters: no data home, no model, no kernels.
+        Command::Security(cmd) => return security::run(cmd),
+        other => other,
+    };
     let home = DataHome::resolve(cli.home)?;
     // Every command that may compute embeddings verifies its CPU kernels.
     let kernels = crate::embedding::kernels::install(&home);
-    if matches!(cli.command, Command::Serve(_)) {
+    if matches!(command, Command::Serve(_)) {
         // A wrong pin is a configuration error: refuse to start.
         kirocrew_actors::embedder::kernels::check_pin(&kernels).map_err(anyhow::Error::msg)?;
     }
-    match cli.command {
+    match command {
         Command::Serve(args) => serve::run(home, args),
         Command::Memory(cmd) => memory::run(home, cmd),
         Command::Config(cmd) => config_cmd::run(home, cmd),
         Command::Doctor(args) => doctor::run(home, args),
         Command::Learn(cmd) => learn::run(home, cmd),
         Command::Skills(cmd) => skills::run(home, cmd),
+        Command::Hooks(cmd) => hooks::run(home, cmd),
+        Command::Context(cmd) => context::run(home, cmd),
         Command::Bench(cmd) => bench::run(cmd),
-        Command::ProbeCpuModule(_) => Ok(ExitCode::SUCCESS),
+        Command::ProbeCpuModule(_) | Command::Security(_) => Ok(ExitCode::SUCCESS),
     }
 }
 

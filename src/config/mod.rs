@@ -34,8 +34,8 @@ mod tests;
 
 pub use error::ConfigError;
 pub use settings::{
-    AuthSettings, LogSettings, MemorySettings, SecuritySettings, ServerSettings, Settings,
-    SkillsSettings,
+    AuthSettings, ChannelSettings, LogSettings, MemorySettings, SecuritySettings, ServerSettings,
+    Settings, SkillsSettings,
 };
 
 /// The merged configuration.
@@ -48,6 +48,17 @@ pub struct LoadedConfig {
     /// Non-fatal findings (unknown keys in config.json).
     pub warnings: Vec<String>,
 }
+
+/// Keys whose value is a structure (lists of objects, maps of hook lists)
+/// rather than a scalar or a list of strings: taken as written and checked
+/// by the typed settings, which name the failing field.
+const STRUCTURED_KEYS: &[&str] = &[
+    "hooks.auto_replies",
+    "hooks.transforms",
+    "hooks.context_rules",
+    "agent.kiro_hooks",
+    "context.model_windows",
+];
 
 fn defaults() -> Value {
     // The file is compiled in and checked by a unit test.
@@ -85,7 +96,7 @@ fn merge(
                 reason: format!("{key:?} is not a config key"),
             });
         };
-        let value = parse_raw(default, &raw).map_err(|reason| ConfigError::Env {
+        let value = parse_key_raw(&key, default, &raw).map_err(|reason| ConfigError::Env {
             var: var.clone(),
             reason,
         })?;
@@ -161,6 +172,10 @@ fn apply_file(
         } else {
             format!("{prefix}.{name}")
         };
+        if STRUCTURED_KEYS.contains(&key.as_str()) {
+            set_path(effective, &key, value.clone());
+            continue;
+        }
         match lookup(defaults, &key) {
             None => warnings.push(format!("config.json: unknown key {key:?} ignored")),
             Some(Value::Object(_)) => apply_file(defaults, effective, value, &key, warnings)?,
@@ -231,6 +246,15 @@ fn check_type(key: &str, default: &Value, value: &Value) -> Result<(), ConfigErr
     }
 }
 
+/// Parses a raw value for `key`: JSON for a structured key, else by the
+/// default's type.
+fn parse_key_raw(key: &str, default: &Value, raw: &str) -> Result<Value, String> {
+    if STRUCTURED_KEYS.contains(&key) {
+        return serde_json::from_str(raw.trim()).map_err(|e| format!("{raw:?} is not JSON: {e}"));
+    }
+    parse_raw(default, raw)
+}
+
 /// Parses a command-line or environment string into the type of `default`.
 fn parse_raw(default: &Value, raw: &str) -> Result<Value, String> {
     let raw = raw.trim();
@@ -260,6 +284,11 @@ fn parse_raw(default: &Value, raw: &str) -> Result<Value, String> {
     Ok(value)
 }
 
+/// The compiled-in default of `key`, if it is a config key.
+pub fn default_value(key: &str) -> Option<Value> {
+    lookup(&defaults(), key).cloned()
+}
+
 /// The effective value of `key` (a leaf or a whole section).
 pub fn get_value<'a>(effective: &'a Value, key: &str) -> Result<&'a Value, ConfigError> {
     lookup(effective, key).ok_or_else(|| ConfigError::UnknownKey(key.to_owned()))
@@ -271,12 +300,12 @@ pub fn get_value<'a>(effective: &'a Value, key: &str) -> Result<&'a Value, Confi
 pub fn set_value(home: &Path, key: &str, raw: &str) -> Result<Value, ConfigError> {
     let defaults = defaults();
     let default = lookup(&defaults, key).ok_or_else(|| ConfigError::UnknownKey(key.to_owned()))?;
-    if default.is_object() {
+    if default.is_object() && !STRUCTURED_KEYS.contains(&key) {
         return Err(ConfigError::UnknownKey(format!(
             "{key} (a section, not a key)"
         )));
     }
-    let value = parse_raw(default, raw).map_err(|reason| ConfigError::WrongType {
+    let value = parse_key_raw(key, default, raw).map_err(|reason| ConfigError::WrongType {
         key: key.to_owned(),
         expected: type_name(default),
         got: reason,
@@ -290,6 +319,37 @@ pub fn set_value(home: &Path, key: &str, raw: &str) -> Result<Value, ConfigError
     merge(map.clone(), std::iter::empty())?;
     write_atomically(&path, &file)?;
     Ok(value)
+}
+
+/// Replaces the whole section `section` of `$home/config.json` with
+/// `value` (an object), after checking the resulting file loads. The file
+/// is replaced atomically; on any error it is left untouched.
+pub fn set_section(home: &Path, section: &str, value: Value) -> Result<(), ConfigError> {
+    let defaults = defaults();
+    if !lookup(&defaults, section).is_some_and(Value::is_object) || section.contains('.') {
+        return Err(ConfigError::UnknownKey(format!(
+            "{section} (not a section)"
+        )));
+    }
+    if !value.is_object() {
+        return Err(ConfigError::WrongType {
+            key: section.to_owned(),
+            expected: "an object",
+            got: value.to_string(),
+        });
+    }
+    let path = home.join("config.json");
+    let mut file = read_config_file(&path)?;
+    file.insert(section.to_owned(), value);
+    let loaded = merge(file.clone(), std::iter::empty())?;
+    if let Some(unknown) = loaded
+        .warnings
+        .iter()
+        .find(|w| w.contains(&format!("\"{section}.")))
+    {
+        return Err(ConfigError::UnknownKey(unknown.clone()));
+    }
+    write_atomically(&path, &Value::Object(file))
 }
 
 fn write_atomically(path: &Path, doc: &Value) -> Result<(), ConfigError> {

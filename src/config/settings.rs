@@ -5,6 +5,7 @@ use std::net::IpAddr;
 
 use serde::{Deserialize, Serialize};
 
+use kirocrew_actors::hooks::HookRules;
 use kirocrew_actors::vector_store::{normalize_prefix, StoreSettings};
 
 use super::ConfigError;
@@ -23,6 +24,14 @@ pub struct Settings {
     pub memory: MemorySettings,
     /// Security event log.
     pub security: SecuritySettings,
+    /// Config-driven hooks (spec "Hooks").
+    pub hooks: HookRules,
+    /// Agent integration.
+    pub agent: AgentSettings,
+    /// Channel history.
+    pub channels: ChannelSettings,
+    /// The context builder.
+    pub context: ContextConfig,
     /// Skills.
     pub skills: SkillsSettings,
 }
@@ -40,6 +49,52 @@ pub struct SkillsSettings {
     /// More skill roots to list (never written to; project and data-home
     /// skills win on a name clash).
     pub extra_paths: Vec<String>,
+}
+
+/// `context.*`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextConfig {
+    /// How long a build waits for the query embedding before it retrieves
+    /// by keywords (the embed still completes and is cached).
+    pub embed_deadline_ms: u64,
+    /// Model id → context window in tokens, added to (and overriding) the
+    /// built-in table.
+    pub model_windows: std::collections::BTreeMap<String, u64>,
+}
+
+/// `agent.*`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentSettings {
+    /// User kiro-cli hooks, merged after the bundled ones (spec "User
+    /// kiro-cli Hooks"); kept raw because malformed entries are skipped
+    /// with a warning rather than failing the configuration.
+    pub kiro_hooks: serde_json::Value,
+}
+
+/// `channels.*`: the observe-mode bounds (the mention-mode pair, 50
+/// entries and 300 s, has no knob, as in the spec).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChannelSettings {
+    /// Entries an observe-mode channel keeps.
+    pub observe_max_messages: u32,
+    /// How long an observe-mode entry is kept, in hours.
+    pub observe_ttl_hours: f64,
+}
+
+/// Largest `channels.observe_max_messages`.
+const MAX_OBSERVE_MESSAGES: u32 = 10_000;
+
+/// Largest `channels.observe_ttl_hours` (one year).
+const MAX_OBSERVE_TTL_HOURS: f64 = 8_760.0;
+
+impl ChannelSettings {
+    /// The observe-mode lifetime.
+    pub fn observe_ttl(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.observe_ttl_hours * 3_600.0)
+    }
 }
 
 /// `security.*`
@@ -169,6 +224,26 @@ impl Settings {
                 format!("{:?} is not \"text\" or \"json\"", self.log.format),
             );
         }
+        if !(1..=60_000).contains(&self.context.embed_deadline_ms) {
+            return bad(
+                "context.embed_deadline_ms",
+                "must be between 1 and 60000".into(),
+            );
+        }
+        if let Some((model, _)) = self
+            .context
+            .model_windows
+            .iter()
+            .find(|(m, w)| m.trim().is_empty() || !(1_000..=100_000_000).contains(*w))
+        {
+            return bad(
+                "context.model_windows",
+                format!("{model:?}: a window must be 1000-100000000 tokens and the id non-empty"),
+            );
+        }
+        if let Err(reason) = self.hooks.validate() {
+            return bad("hooks", reason);
+        }
         if self.security.log_max_bytes < 64 * 1024 {
             return bad("security.log_max_bytes", "must be at least 65536".into());
         }
@@ -180,6 +255,20 @@ impl Settings {
         }
         if self.security.log_keep > 100 {
             return bad("security.log_keep", "must be at most 100".into());
+        }
+        let c = &self.channels;
+        if !(1..=MAX_OBSERVE_MESSAGES).contains(&c.observe_max_messages) {
+            return bad(
+                "channels.observe_max_messages",
+                format!("must be between 1 and {MAX_OBSERVE_MESSAGES}"),
+            );
+        }
+        let ttl = c.observe_ttl_hours;
+        if !(ttl.is_finite() && ttl > 0.0 && ttl <= MAX_OBSERVE_TTL_HOURS) {
+            return bad(
+                "channels.observe_ttl_hours",
+                format!("must be a number in (0, {MAX_OBSERVE_TTL_HOURS}]"),
+            );
         }
         let m = &self.memory;
         if !(m.history_idle_hours.is_finite() && m.history_idle_hours > 0.0) {

@@ -13,6 +13,11 @@ fn defaults_deserialize_and_validate() {
     assert_eq!(loaded.settings.server.bind, "127.0.0.1");
     assert_eq!(loaded.settings.memory.max_events, 10_000);
     assert_eq!(loaded.settings.memory.history_idle_hours, 3.0);
+    assert_eq!(loaded.settings.channels.observe_max_messages, 200);
+    assert_eq!(
+        loaded.settings.channels.observe_ttl(),
+        std::time::Duration::from_secs(604_800)
+    );
 }
 
 #[test]
@@ -84,6 +89,10 @@ fn ranges_are_checked() {
         serde_json::json!({"server": {"port": 70000}}),
         serde_json::json!({"server": {"body_timeout_secs": 0}}),
         serde_json::json!({"server": {"body_timeout_secs": 3601}}),
+        serde_json::json!({"channels": {"observe_max_messages": 0}}),
+        serde_json::json!({"channels": {"observe_max_messages": 10001}}),
+        serde_json::json!({"channels": {"observe_ttl_hours": 0}}),
+        serde_json::json!({"channels": {"observe_ttl_hours": 8761}}),
     ] {
         let Value::Object(map) = bad.clone() else {
             unreachable!()

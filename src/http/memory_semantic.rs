@@ -9,7 +9,8 @@
 //!   injection screening
 //! - `GET /api/memory/semantic/{key}` → the entry
 //! - `DELETE /api/memory/semantic/{key}` → 200 `{"deleted": key}` (tombstone)
-//! - `GET /api/memory/context-preview?q=&cap=` → the `[Semantic Memory]` block
+//! - `GET /api/memory/context-preview?q=&cap=` → the `[Semantic Memory]` and
+//!   `[Episodic Memory]` blocks with their receipt (every candidate's fate)
 
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
@@ -137,12 +138,21 @@ async fn context_preview(
     let default_cap = state.settings.memory.semantic_context_cap;
     let cap = query.cap.unwrap_or(default_cap).min(default_cap);
     let q = query.q.clone().unwrap_or_default();
-    let semantic = state.store.semantic_context(&q, cap).await?;
-    let episodic = state.store.episodic_context(&q, cap).await?;
+    let deadline = std::time::Duration::from_millis(state.settings.context.embed_deadline_ms);
+    let embedding = state.store.embed_query_within(&q, deadline).await;
+    let semantic = state.store.semantic_block(&q, cap, &embedding).await?;
+    let (episodic, retrieval) = state.store.episodic_block(&q, cap, &embedding).await?;
     Ok(HttpResponse::Ok().json(json!({
-        "semantic": semantic,
-        "episodic": episodic.block,
-        "episodic_retrieval": episodic.retrieval,
+        "semantic": semantic.text,
+        "episodic": episodic.text,
+        "episodic_retrieval": retrieval,
         "cap": cap,
+        "receipt": {
+            "query_embedding": embedding.status,
+            "sections": [
+                {"name": "semantic", "chars": semantic.text.chars().count(), "cap": cap, "items": semantic.items},
+                {"name": "episodic", "chars": episodic.text.chars().count(), "cap": cap.min(kirocrew_actors::vector_store::episodic::CONTEXT_CAP), "items": episodic.items},
+            ],
+        },
     })))
 }

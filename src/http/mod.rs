@@ -10,9 +10,11 @@
 
 pub mod auth;
 pub mod body_timeout;
+pub mod channels;
 pub mod dashboard;
 pub mod extract;
 pub mod health;
+pub mod hooks;
 pub mod lessons;
 pub mod linger;
 pub mod memory_embeddings;
@@ -25,6 +27,7 @@ pub mod memory_transfer;
 pub mod request_id;
 pub mod rules;
 pub mod security;
+pub mod sessions;
 pub mod skills;
 
 use std::sync::Arc;
@@ -34,10 +37,15 @@ use actix_web::{web, HttpRequest, HttpResponse, Resource};
 use crate::config::Settings;
 use crate::embedding::EmbeddingRuntime;
 use crate::error::ApiError;
+use crate::home::DataHome;
 use crate::memory_layers::MemoryLayers;
+use kirocrew_actors::channel_history::ChannelHistoryHandle;
+use kirocrew_actors::hooks::HookRunnerHandle;
 use kirocrew_actors::lessons_file::LessonFile;
 use kirocrew_actors::security_log::SecurityLogHandle;
+use kirocrew_actors::sensitive_paths::SafeReader;
 use kirocrew_actors::skills::SkillLedgerHandle;
+use kirocrew_actors::transcripts::TranscriptsHandle;
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
 /// Shared state every handler can read.
@@ -58,6 +66,34 @@ pub struct AppState {
     pub security_log: SecurityLogHandle,
     /// The skill catalog and usage ledger.
     pub skills: SkillLedgerHandle,
+    /// Hook rules and script hooks.
+    pub hooks: HookRunnerHandle,
+    /// The data home.
+    pub home: DataHome,
+    /// Channel buffers and modes (`/api/channels`).
+    pub channels: ChannelHistoryHandle,
+    /// The guarded file read (`safe_read_file`, and the audited
+    /// `safe_read_file_internal`) for every route or component reading a
+    /// path it was handed; its `policy()` answers `is_sensitive`.
+    pub safe_reader: SafeReader,
+    /// Session transcripts.
+    pub transcripts: TranscriptsHandle,
+}
+
+impl AppState {
+    /// What the context builder reads from.
+    pub fn context_sources(&self) -> crate::context::ContextSources {
+        crate::context::ContextSources {
+            store: self.store.clone(),
+            files: self.layers.files.clone(),
+            hooks: self.hooks.clone(),
+            channels: self.channels.clone(),
+            transcripts: self.transcripts.clone(),
+            reader: self.safe_reader.clone(),
+            clock: kirocrew_actors::clock::system_clock(),
+            settings: crate::context::ContextSettings::from_config(&self.settings, &self.home),
+        }
+    }
 }
 
 /// A resource whose unsupported methods answer a JSON 405 (actix's default
@@ -91,4 +127,7 @@ pub fn config_api(cfg: &mut web::ServiceConfig, settings: &Settings) {
     memory_files::config_memory_files(cfg);
     skills::config_skills(cfg);
     security::config_security(cfg);
+    hooks::config_hooks(cfg);
+    sessions::config_sessions(cfg);
+    channels::config_channels(cfg);
 }

@@ -3,6 +3,7 @@
 //! signals, systemd notification and the CLI).
 
 mod auth;
+mod channels;
 mod cli;
 mod config;
 mod cpu_modules;
@@ -10,12 +11,15 @@ mod embeddings;
 mod episodic;
 mod errors;
 mod helpers;
+mod hooks;
 mod lessons;
 mod lifecycle;
 mod memory_files;
 mod security;
+mod security_cli;
 mod security_log;
 mod semantic;
+mod sessions;
 mod skills;
 mod text_safety;
 mod transport;

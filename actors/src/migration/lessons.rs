@@ -12,7 +12,7 @@
 //! replacement that would lose to a user_explicit lesson, counts as skipped.
 
 use crate::lessons_file::FileLesson;
-use crate::screening::find_injection;
+use crate::security::screen::find_injection;
 use crate::vector_store::lessons::{lesson_key, LessonWrite};
 use crate::vector_store::{KeyState, VectorStoreError, VectorStoreHandle};
 

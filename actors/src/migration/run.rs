@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::memory_files::history::parse_file_name;
 use crate::memory_files::{HISTORY_DIR, PREFERENCES_FILE, PROJECTS_FILE};
-use crate::screening::{find_injection, find_injection_in_json};
+use crate::security::screen::{find_injection, find_injection_in_json};
 use crate::vector_store::episodic::EpisodicWrite;
 use crate::vector_store::{
     KeyState, RecordEvent, SemanticWrite, VectorStoreError, VectorStoreHandle,

@@ -2,9 +2,8 @@
 //! newest records back. Plain functions, so the CLI reads the log without
 //! the actor and the rules are unit-tested without actix.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::Write;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -94,28 +93,10 @@ fn remove_if_exists(path: &Path) -> Result<(), SecurityLogError> {
     }
 }
 
-/// Opens the live file for appending (created 0600). A torn last line
-/// (a crash mid-write) is closed with a newline first, so the next record
-/// starts on a line of its own instead of being glued to the fragment.
+/// Opens the live file for appending (created 0600, a torn last line
+/// closed first: see [`crate::jsonl`]).
 pub(crate) fn open_append(path: &Path) -> Result<File, SecurityLogError> {
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent)?;
-    }
-    let mut file = OpenOptions::new()
-        .create(true)
-        .read(true)
-        .append(true)
-        .mode(0o600)
-        .open(path)?;
-    let len = file.metadata()?.len();
-    if len > 0 {
-        let mut last = [0u8; 1];
-        file.read_exact_at(&mut last, len - 1)?;
-        if last[0] != b'\n' {
-            file.write_all(b"\n")?;
-        }
-    }
-    Ok(file)
+    Ok(crate::jsonl::open_append(path)?)
 }
 
 /// Appends one encoded line with a single write; `durable` also flushes it

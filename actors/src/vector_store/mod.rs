@@ -55,7 +55,8 @@ pub use semantic::{
 };
 pub use settings::StoreSettings;
 pub use space::{
-    run_backfill, semantic_document, signature, CommitVector, ReembedStatus, SpaceInfo,
+    run_backfill, semantic_document, signature, CommitVector, QueryEmbedStatus, QueryEmbedding,
+    ReembedStatus, SpaceInfo,
 };
 pub use stats::{EpisodicStats, MemoryStats, SemanticStats};
 pub use transfer::{

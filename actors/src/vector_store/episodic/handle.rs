@@ -8,14 +8,16 @@ use super::messages::{
     SearchEpisodic, StoreEpisodicVectors, WriteEpisodic,
 };
 use super::types::{
-    render_episodic_block, EpisodicContext, EpisodicEntry, EpisodicHit, EpisodicQuery,
+    render_episodic_items, EpisodicContext, EpisodicEntry, EpisodicHit, EpisodicQuery,
     EpisodicWrite, Retrieval, SearchMode, CONTEXT_LIMIT,
 };
 use super::write::validate_text;
-use crate::screening::find_injection;
+use crate::context_block::ContextBlock;
+use crate::security::screen::find_injection;
 use crate::vector_store::error::VectorStoreError;
 use crate::vector_store::handle::VectorStoreHandle;
 use crate::vector_store::space::types::CommitVector;
+use crate::vector_store::space::types::{QueryEmbedStatus, QueryEmbedding};
 
 impl VectorStoreHandle {
     /// Stores a fragment. Length and injection are checked before any
@@ -67,15 +69,31 @@ impl VectorStoreHandle {
         message: &str,
         cap: usize,
     ) -> Result<EpisodicContext, VectorStoreError> {
+        let embedded = QueryEmbedding {
+            embedded: self.embed_query(message).await,
+            status: QueryEmbedStatus::Embedded,
+        };
+        let (block, retrieval) = self.episodic_block(message, cap, &embedded).await?;
+        Ok(EpisodicContext {
+            block: block.text,
+            retrieval,
+        })
+    }
+
+    /// [`episodic_context`](Self::episodic_context) with every hit's fate and
+    /// score parts, ranked with the build's shared query embedding.
+    pub async fn episodic_block(
+        &self,
+        message: &str,
+        cap: usize,
+        query_embedding: &QueryEmbedding,
+    ) -> Result<(ContextBlock, Retrieval), VectorStoreError> {
         if message.trim().is_empty() {
-            return Ok(EpisodicContext {
-                block: String::new(),
-                retrieval: Retrieval::Keyword,
-            });
+            return Ok((ContextBlock::default(), Retrieval::Keyword));
         }
         let mut query = EpisodicQuery::new(message, CONTEXT_LIMIT);
         query.relevance_filter = true;
-        let embedded = self.embed_query(message).await;
+        let embedded = query_embedding.embedded.clone();
         // The vector counts only in the space the store holds (the actor
         // ignores it otherwise), so the report asks the same question.
         let retrieval = match &embedded {
@@ -91,10 +109,7 @@ impl VectorStoreHandle {
             _ => Retrieval::Keyword,
         };
         let hits = self.ask(SearchEpisodic { query, embedded }).await?;
-        Ok(EpisodicContext {
-            block: render_episodic_block(&hits, cap),
-            retrieval,
-        })
+        Ok((render_episodic_items(&hits, cap), retrieval))
     }
 
     /// Fragments without a vector.

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::vector_store::text::fit_lines;
+use crate::context_block::{fit_items, BlockItem, ContextBlock, DropReason};
 
 /// Shortest fragment kept, in characters.
 pub const MIN_TEXT_CHARS: usize = 10;
@@ -164,9 +164,26 @@ pub(crate) fn content_hash(text: &str) -> String {
 
 /// Renders the `[Episodic Memory]` block: at most [`CONTEXT_LIMIT`]
 /// fragments, each cut to [`CONTEXT_FRAGMENT_CHARS`], the whole within
-/// min([`CONTEXT_CAP`], `cap`) characters; empty when nothing fits.
-pub(crate) fn render_episodic_block(hits: &[EpisodicHit], cap: usize) -> String {
-    let lines = hits.iter().take(CONTEXT_LIMIT).map(|hit| {
+/// min([`CONTEXT_CAP`], `cap`) characters; empty when nothing fits. Every
+/// hit is reported: included, or dropped by the relevance gate, the count
+/// limit, or the cap.
+pub(crate) fn render_episodic_items(hits: &[EpisodicHit], cap: usize) -> ContextBlock {
+    let mut shown = 0usize;
+    let candidates = hits.iter().map(|hit| {
+        let score = serde_json::json!({
+            "score": hit.score,
+            "cosine": hit.cosine,
+            "decay": hit.decay,
+            "importance": hit.entry.importance,
+        });
+        let item = BlockItem::new(hit.entry.id.to_string(), "episodic", Some(score));
+        if !hit.passed_gate {
+            return (None, item.dropped(DropReason::RelevanceGate));
+        }
+        shown += 1;
+        if shown > CONTEXT_LIMIT {
+            return (None, item.dropped(DropReason::Limit));
+        }
         let text: String = hit
             .entry
             .text
@@ -175,9 +192,10 @@ pub(crate) fn render_episodic_block(hits: &[EpisodicHit], cap: usize) -> String 
             .collect();
         let created = &hit.entry.created_at;
         let day = created.get(..10).unwrap_or(created);
-        format!("- ({day}) {}", text.replace('\n', " "))
+        (Some(format!("- ({day}) {}", text.replace('\n', " "))), item)
     });
-    fit_lines("[Episodic Memory]", lines, cap.min(CONTEXT_CAP))
+    let candidates: Vec<_> = candidates.collect();
+    fit_items("[Episodic Memory]", candidates, cap.min(CONTEXT_CAP))
 }
 
 #[cfg(test)]
@@ -209,13 +227,13 @@ mod tests {
     #[test]
     fn block_limits_fragments_and_characters() {
         let hits: Vec<_> = (0..10).map(|i| hit(&format!("fragment {i}"))).collect();
-        let block = render_episodic_block(&hits, 10_000);
+        let block = render_episodic_items(&hits, 10_000).text;
         assert_eq!(block.lines().count(), 1 + CONTEXT_LIMIT);
         assert!(block.starts_with("[Episodic Memory]\n- (2026-01-02) fragment 0"));
         let long = vec![hit(&"x".repeat(5000)), hit(&"y".repeat(5000))];
-        let block = render_episodic_block(&long, 10_000);
+        let block = render_episodic_items(&long, 10_000).text;
         assert!(block.chars().count() <= CONTEXT_CAP);
         assert_eq!(block.matches('x').count(), CONTEXT_FRAGMENT_CHARS);
-        assert_eq!(render_episodic_block(&long, 50), "");
+        assert_eq!(render_episodic_items(&long, 50).text, "");
     }
 }

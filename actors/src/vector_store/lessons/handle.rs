@@ -7,9 +7,11 @@ use super::rules::{
     check_lesson_chars, parse_lesson_text, validate_lesson, Lesson, LessonOutcome, LessonWrite,
     MAX_BACKFILLS_PER_WRITE,
 };
+use crate::context_block::ContextBlock;
 use crate::vector_store::error::VectorStoreError;
 use crate::vector_store::handle::VectorStoreHandle;
 use crate::vector_store::semantic::validate::LESSON_PREFIX;
+use crate::vector_store::space::types::QueryEmbedding;
 use crate::vector_store::text::value_text;
 
 impl VectorStoreHandle {
@@ -93,9 +95,27 @@ impl VectorStoreHandle {
         budget: usize,
     ) -> Result<String, VectorStoreError> {
         let embedded = self.embed_query(request).await;
+        let block = self
+            .ask(GetLessonsContext {
+                query: request.to_owned(),
+                embedded,
+                budget,
+            })
+            .await?;
+        Ok(block.text)
+    }
+
+    /// [`lessons_context`](Self::lessons_context) with every lesson's fate,
+    /// ranked with the build's shared query embedding.
+    pub async fn lessons_block(
+        &self,
+        request: &str,
+        budget: usize,
+        query: &QueryEmbedding,
+    ) -> Result<ContextBlock, VectorStoreError> {
         self.ask(GetLessonsContext {
             query: request.to_owned(),
-            embedded,
+            embedded: query.embedded.clone(),
             budget,
         })
         .await

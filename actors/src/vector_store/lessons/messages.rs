@@ -6,8 +6,9 @@ use actix::prelude::*;
 
 use super::db::{self as store, StoredLesson};
 use super::rules::{
-    lesson_relevance, lesson_text, render_lessons_block, Lesson, LessonOutcome, LessonWrite,
+    lesson_relevance, lesson_text, render_lessons_items, Lesson, LessonOutcome, LessonWrite,
 };
+use crate::context_block::ContextBlock;
 use crate::embedder::vector::cosine;
 use crate::vector_store::actor::VectorStore;
 use crate::vector_store::error::VectorStoreError;
@@ -39,7 +40,7 @@ pub(crate) struct ListLessonsMissingVectors {
 
 /// Renders the `[Learned corrections]` block for a request.
 #[derive(Debug, Message)]
-#[rtype(result = "Result<String, VectorStoreError>")]
+#[rtype(result = "Result<ContextBlock, VectorStoreError>")]
 pub(crate) struct GetLessonsContext {
     /// The request; empty means newest first.
     pub query: String,
@@ -110,7 +111,7 @@ fn rank_lessons(
 }
 
 impl Handler<GetLessonsContext> for VectorStore {
-    type Result = ResponseActFuture<Self, Result<String, VectorStoreError>>;
+    type Result = ResponseActFuture<Self, Result<ContextBlock, VectorStoreError>>;
 
     fn handle(&mut self, msg: GetLessonsContext, _: &mut Context<Self>) -> Self::Result {
         let signature = msg
@@ -126,7 +127,7 @@ impl Handler<GetLessonsContext> for VectorStore {
                 .zip(signature.as_deref())
                 .map(|(e, sig)| (e.vector.as_slice(), sig));
             let ranked = rank_lessons(rows, &msg.query, vector);
-            Ok(render_lessons_block(&ranked, msg.budget))
+            Ok(render_lessons_items(&ranked, msg.budget))
         })
     }
 }

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
+use crate::context_block::{BlockItem, ContextBlock, DropReason};
 use crate::control_chars::{check_text, ForbiddenCharacter};
 use crate::vector_store::keyword::{keyword_stems, KeywordQuery};
 use crate::vector_store::semantic::validate::LESSON_PREFIX;
@@ -333,25 +334,50 @@ pub(crate) fn lesson_line(lesson: &Lesson) -> String {
 /// many are shown and how many omitted. Empty when there are no lessons or
 /// none fits.
 pub fn render_lessons_block(ranked: &[Lesson], budget: usize) -> String {
+    render_lessons_items(ranked, budget).text
+}
+
+/// [`render_lessons_block`] with every lesson's fate (rank position as the
+/// score: lessons are ordered, not scored on one scale).
+pub(crate) fn render_lessons_items(ranked: &[Lesson], budget: usize) -> ContextBlock {
     let total = ranked.len();
     let head = format!("{LESSONS_HEADER}\n{LESSONS_PREAMBLE}");
     // Reserve room for the longest possible footer.
     let footer_room = footer(total, total).chars().count() + 1;
     let mut used = head.chars().count() + footer_room;
     let mut lines = Vec::new();
-    for lesson in ranked {
+    let mut items = Vec::with_capacity(total);
+    for (rank, lesson) in ranked.iter().enumerate() {
         let line = lesson_line(lesson);
         let len = line.chars().count() + 1;
+        let mut item = BlockItem::new(
+            lesson.key.clone(),
+            "lesson",
+            Some(serde_json::json!({"rank": rank + 1})),
+        );
         if used + len <= budget {
             used += len;
             lines.push(line);
+            item.included = true;
+        } else {
+            item = item.dropped(DropReason::Cap);
         }
+        items.push(item);
     }
     if lines.is_empty() {
-        return String::new();
+        for item in &mut items {
+            *item = item.clone().dropped(DropReason::Cap);
+        }
+        return ContextBlock {
+            text: String::new(),
+            items,
+        };
     }
     let shown = lines.len();
-    format!("{head}\n{}\n{}", lines.join("\n"), footer(shown, total))
+    ContextBlock {
+        text: format!("{head}\n{}\n{}", lines.join("\n"), footer(shown, total)),
+        items,
+    }
 }
 
 fn footer(shown: usize, total: usize) -> String {

@@ -1,9 +1,12 @@
 //! Rendering of the `[Semantic Memory]` context block (spec: "Semantic
 //! Memory → Context injection").
 
+use super::retire::subject_stems;
 use super::types::ScoredEntry;
 use super::validate::LESSON_PREFIX;
-use crate::vector_store::text::{fit_lines, value_text};
+use super::validate::USER_EXPLICIT;
+use crate::context_block::{fit_items, BlockItem, ContextBlock, DropReason};
+use crate::vector_store::text::value_text;
 
 /// The block header.
 pub const SEMANTIC_HEADER: &str = "[Semantic Memory]";
@@ -15,12 +18,56 @@ pub const SEMANTIC_HEADER: &str = "[Semantic Memory]";
 /// single oversized entry cannot blank the whole block. Returns an empty
 /// string when nothing fits.
 pub fn render_semantic_block(ranked: &[ScoredEntry], cap: usize) -> String {
-    let lines = ranked
+    render_semantic_items(ranked, cap).text
+}
+
+/// [`render_semantic_block`] with every candidate's fate and score.
+///
+/// Layer priority (spec "Conflict resolution: which layer wins"): a
+/// user-explicit row outranks automated ones, so an automated row about the
+/// same subject as a user-explicit one (same subject words of the key:
+/// `pref.editor` and `project.editor`) is left out as superseded — the
+/// prompt never carries a correction next to the value it corrected.
+pub(crate) fn render_semantic_items(ranked: &[ScoredEntry], cap: usize) -> ContextBlock {
+    let entries: Vec<&ScoredEntry> = ranked
         .iter()
-        .map(|scored| &scored.entry)
-        .filter(|entry| !entry.key.starts_with(LESSON_PREFIX))
-        .map(|entry| format!("{}: {}", entry.key, value_text(&entry.value)));
-    fit_lines(SEMANTIC_HEADER, lines, cap)
+        .filter(|scored| !scored.entry.key.starts_with(LESSON_PREFIX))
+        .collect();
+    let subjects: Vec<Vec<String>> = entries
+        .iter()
+        .map(|s| {
+            let mut stems = subject_stems(&s.entry.key);
+            stems.sort();
+            stems
+        })
+        .collect();
+    let corrected: Vec<&Vec<String>> = entries
+        .iter()
+        .zip(&subjects)
+        .filter(|(s, subject)| s.entry.source == USER_EXPLICIT && !subject.is_empty())
+        .map(|(_, subject)| subject)
+        .collect();
+    let candidates: Vec<_> = entries
+        .iter()
+        .zip(&subjects)
+        .map(|(scored, subject)| {
+            let entry = &scored.entry;
+            let score = serde_json::json!({
+                "score": scored.score,
+                "confidence": entry.confidence,
+                "source": entry.source,
+            });
+            let item = BlockItem::new(entry.key.clone(), "semantic", Some(score));
+            if entry.source != USER_EXPLICIT && corrected.contains(&subject) {
+                return (None, item.dropped(DropReason::Superseded));
+            }
+            (
+                Some(format!("{}: {}", entry.key, value_text(&entry.value))),
+                item,
+            )
+        })
+        .collect();
+    fit_items(SEMANTIC_HEADER, candidates, cap)
 }
 
 #[cfg(test)]
@@ -81,6 +128,23 @@ mod tests {
         ];
         let block = render_semantic_block(&ranked, 100);
         assert_eq!(block, "[Semantic Memory]\npref.small: y");
+    }
+
+    #[test]
+    fn an_automated_row_about_a_user_corrected_subject_is_superseded() {
+        let mut corrected = scored("pref.editor", Value::String("helix".into()), 0.2);
+        corrected.entry.source = USER_EXPLICIT.into();
+        let mut old = scored("project.editor", Value::String("vim".into()), 0.9);
+        old.entry.source = "consolidation".into();
+        let mut other = scored("pref.theme", Value::String("dark".into()), 0.5);
+        other.entry.source = "consolidation".into();
+        let block = render_semantic_items(&[old, corrected, other], 10_000);
+        assert_eq!(
+            block.text,
+            "[Semantic Memory]\npref.editor: helix\npref.theme: dark"
+        );
+        assert_eq!(block.items[0].dropped, Some(DropReason::Superseded));
+        assert!(block.items[1].included && block.items[2].included);
     }
 
     #[test]

@@ -9,8 +9,10 @@ use super::types::{
     IfAbsentOutcome, KeyState, ScoredEntry, SemanticEntry, SemanticWrite, WriteOutcome,
 };
 use super::validate::refuse_lesson_key;
+use crate::context_block::ContextBlock;
 use crate::vector_store::error::VectorStoreError;
 use crate::vector_store::handle::VectorStoreHandle;
+use crate::vector_store::space::types::QueryEmbedding;
 use crate::vector_store::space::types::{semantic_document, CommitVector};
 
 impl VectorStoreHandle {
@@ -111,9 +113,27 @@ impl VectorStoreHandle {
         cap: usize,
     ) -> Result<String, VectorStoreError> {
         let embedded = self.embed_query(query).await;
+        let block = self
+            .ask(GetSemanticContext {
+                query: query.to_owned(),
+                embedded,
+                cap,
+            })
+            .await?;
+        Ok(block.text)
+    }
+
+    /// [`semantic_context`](Self::semantic_context) with every entry's fate
+    /// and score, ranked with the build's shared query embedding.
+    pub async fn semantic_block(
+        &self,
+        query: &str,
+        cap: usize,
+        embedded: &QueryEmbedding,
+    ) -> Result<ContextBlock, VectorStoreError> {
         self.ask(GetSemanticContext {
             query: query.to_owned(),
-            embedded,
+            embedded: embedded.embedded.clone(),
             cap,
         })
         .await

@@ -4,13 +4,14 @@
 
 use actix::prelude::*;
 
-use super::context::render_semantic_block;
+use super::context::render_semantic_items;
 use super::db;
 use super::mirror::QueryVector;
 use super::types::{
     IfAbsentOutcome, KeyState, ScoredEntry, SemanticEntry, SemanticWrite, WriteOutcome,
 };
 use super::write;
+use crate::context_block::ContextBlock;
 use crate::vector_store::actor::VectorStore;
 use crate::vector_store::error::VectorStoreError;
 use crate::vector_store::keyword::KeywordQuery;
@@ -74,7 +75,7 @@ pub(crate) struct SearchSemantic {
 
 /// Renders the `[Semantic Memory]` context block.
 #[derive(Debug, Message)]
-#[rtype(result = "Result<String, VectorStoreError>")]
+#[rtype(result = "Result<ContextBlock, VectorStoreError>")]
 pub(crate) struct GetSemanticContext {
     /// The user's message (ranks the entries); empty means recency order.
     pub query: String,
@@ -214,14 +215,14 @@ impl Handler<SearchSemantic> for VectorStore {
 }
 
 impl Handler<GetSemanticContext> for VectorStore {
-    type Result = ResponseActFuture<Self, Result<String, VectorStoreError>>;
+    type Result = ResponseActFuture<Self, Result<ContextBlock, VectorStoreError>>;
 
     fn handle(&mut self, msg: GetSemanticContext, _: &mut Context<Self>) -> Self::Result {
         let cap = msg.cap;
         // The block ranks every row (non-matches last, by recency); search
         // keeps matches only.
         self.ranked(msg.query, msg.embedded, false, move |ranked| {
-            render_semantic_block(&ranked, cap)
+            render_semantic_items(&ranked, cap)
         })
     }
 }

@@ -16,7 +16,8 @@ use super::validate::{
     validate_confidence, validate_key, validate_source, validate_value, LESSON_PREFIX,
 };
 use crate::control_chars::check_json;
-use crate::screening::{find_injection_in_json, redact};
+use crate::security::redact::redact;
+use crate::security::screen::find_injection_in_json;
 use crate::vector_store::audit::{record_event, NewEvent};
 use crate::vector_store::episodic::db::{rows_containing, tombstone};
 use crate::vector_store::error::VectorStoreError;

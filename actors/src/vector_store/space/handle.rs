@@ -8,11 +8,15 @@
 //! (semantic, episodic, lessons, the backfill sweep) goes through
 //! [`VectorStoreHandle::embed_for_commit`], so that sequence exists once.
 
+use std::time::Duration;
+
 use super::messages::{
     BeginReembed, CountMissingVectors, GetReembedStatus, GetSpace, ListMissingVectors,
     ReconcileSpace, RecordReembed, StoreVectors,
 };
-use super::types::{CommitVector, EmbeddedQuery, ReembedStatus, SpaceInfo};
+use super::types::{
+    CommitVector, EmbeddedQuery, QueryEmbedStatus, QueryEmbedding, ReembedStatus, SpaceInfo,
+};
 use crate::embedder::EmbedKind;
 use crate::vector_store::error::VectorStoreError;
 use crate::vector_store::handle::VectorStoreHandle;
@@ -73,6 +77,40 @@ impl VectorStoreHandle {
                 tracing::debug!(error = %e, "embedding unavailable; keyword only");
                 None
             }
+        }
+    }
+
+    /// Embeds `query` once for a context build, waiting at most `deadline`.
+    /// Past it the build goes on with keywords; the embed still finishes in
+    /// the background and lands in the embedder's cache, so the next build
+    /// with the same text is hybrid.
+    pub async fn embed_query_within(&self, query: &str, deadline: Duration) -> QueryEmbedding {
+        if query.trim().is_empty() {
+            return QueryEmbedding::none();
+        }
+        if self.embedder().is_none() {
+            return QueryEmbedding {
+                embedded: None,
+                status: QueryEmbedStatus::NoModel,
+            };
+        }
+        let this = self.clone();
+        let text = query.to_owned();
+        // A local task: handles live on actix's single-threaded arbiters.
+        let task = actix::spawn(async move { this.embed_query(&text).await });
+        match tokio::time::timeout(deadline, task).await {
+            Ok(Ok(Some(embedded))) => QueryEmbedding {
+                embedded: Some(embedded),
+                status: QueryEmbedStatus::Embedded,
+            },
+            Ok(_) => QueryEmbedding {
+                embedded: None,
+                status: QueryEmbedStatus::NoModel,
+            },
+            Err(_) => QueryEmbedding {
+                embedded: None,
+                status: QueryEmbedStatus::DeadlinePassed,
+            },
         }
     }
 

@@ -16,4 +16,7 @@ pub(super) mod messages;
 pub(super) mod types;
 
 pub use backfill::run_backfill;
-pub use types::{semantic_document, signature, CommitVector, ReembedStatus, SpaceInfo};
+pub use types::{
+    semantic_document, signature, CommitVector, QueryEmbedStatus, QueryEmbedding, ReembedStatus,
+    SpaceInfo,
+};

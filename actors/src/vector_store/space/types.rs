@@ -122,6 +122,39 @@ pub(crate) struct EmbeddedQuery {
     pub model_id: String,
 }
 
+/// What became of a context build's query embedding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QueryEmbedStatus {
+    /// Embedded in time: hybrid retrieval.
+    Embedded,
+    /// No query text.
+    Empty,
+    /// No model ready (or embedding failed): keyword retrieval.
+    NoModel,
+    /// The deadline passed: keyword retrieval for this request; the embed
+    /// finishes in the background and lands in the cache.
+    DeadlinePassed,
+}
+
+/// A query embedded once for one context build, shared by every block.
+#[derive(Debug, Clone)]
+pub struct QueryEmbedding {
+    pub(crate) embedded: Option<EmbeddedQuery>,
+    /// How it went.
+    pub status: QueryEmbedStatus,
+}
+
+impl QueryEmbedding {
+    /// No embedding (keyword retrieval), for callers without a query.
+    pub fn none() -> Self {
+        Self {
+            embedded: None,
+            status: QueryEmbedStatus::Empty,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

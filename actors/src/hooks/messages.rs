@@ -1,0 +1,71 @@
+//! The hook runner's protocol: one struct per request, each with its thin
+//! handler.
+
+use std::sync::Arc;
+
+use actix::prelude::*;
+use serde_json::Value;
+
+use super::actor::{check_hooks_json, HookRunner};
+use super::error::HookError;
+use super::types::HookSnapshot;
+
+/// The configuration in force (reloaded first if a file changed).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(Arc<HookSnapshot>, Value), HookError>")]
+pub(crate) struct GetHookSnapshot;
+
+/// Re-reads both files now (after config.json was rewritten).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<Arc<HookSnapshot>, HookError>")]
+pub(crate) struct ReloadHooks;
+
+/// Validates and atomically replaces hooks.json; answers the warnings of
+/// the new file.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<Vec<String>, HookError>")]
+pub(crate) struct SaveScriptHooks(pub Value);
+
+impl Handler<GetHookSnapshot> for HookRunner {
+    type Result = Result<(Arc<HookSnapshot>, Value), HookError>;
+
+    fn handle(&mut self, _: GetHookSnapshot, _: &mut Context<Self>) -> Self::Result {
+        self.refresh();
+        Ok((Arc::clone(&self.snapshot), self.hooks_json.clone()))
+    }
+}
+
+impl Handler<ReloadHooks> for HookRunner {
+    type Result = Result<Arc<HookSnapshot>, HookError>;
+
+    fn handle(&mut self, _: ReloadHooks, _: &mut Context<Self>) -> Self::Result {
+        self.reload();
+        Ok(Arc::clone(&self.snapshot))
+    }
+}
+
+impl Handler<SaveScriptHooks> for HookRunner {
+    type Result = Result<Vec<String>, HookError>;
+
+    fn handle(&mut self, msg: SaveScriptHooks, _: &mut Context<Self>) -> Self::Result {
+        let set =
+            check_hooks_json(&msg.0, &self.snapshot.rules).map_err(HookError::InvalidConfig)?;
+        write_atomically(&self.config.hooks_file, &msg.0)?;
+        self.reload();
+        Ok(set.warnings)
+    }
+}
+
+fn write_atomically(path: &std::path::Path, doc: &Value) -> Result<(), HookError> {
+    use std::io::Write;
+    let io = |e: std::io::Error| HookError::Io(e.to_string());
+    let dir = path.parent().unwrap_or_else(|| std::path::Path::new("."));
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    let text = serde_json::to_string_pretty(doc).map_err(|e| HookError::Io(e.to_string()))?;
+    tmp.write_all(text.as_bytes()).map_err(io)?;
+    tmp.write_all(b"\n").map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
+}

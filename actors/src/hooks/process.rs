@@ -1,0 +1,162 @@
+//! Running one script hook: `/bin/sh -c <command>` in its own process
+//! group, the event JSON on stdin, `KIROCREW_HOOK_EVENT` and
+//! `KIROCREW_HOOK_CONTEXT` in the environment (spec "Script hooks"), a time
+//! limit after which the whole group is killed, and bounded output capture.
+//!
+//! Why a process group: a hook is a shell line, so `sleep 100 | cat` or a
+//! backgrounded helper is several processes; killing only the shell would
+//! leave the rest running and holding the output pipes open. After the
+//! shell exits (or is killed) the group is killed too, so nothing a hook
+//! started outlives it, and the shell itself is always waited for, so no
+//! zombie is left behind.
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::Command;
+
+use super::decision::ScriptOutcome;
+
+/// How long the output readers may run on after the shell is gone (a
+/// killed group closes the pipes at once; this only bounds the odd case).
+const DRAIN_GRACE: Duration = Duration::from_millis(500);
+
+/// One script hook invocation.
+#[derive(Debug, Clone)]
+pub struct ScriptRun {
+    /// The shell command line.
+    pub command: String,
+    /// `KIROCREW_HOOK_EVENT` (the event name).
+    pub event: String,
+    /// `KIROCREW_HOOK_CONTEXT` (a short JSON summary of the event).
+    pub context: String,
+    /// The event JSON, written to stdin.
+    pub stdin: Vec<u8>,
+    /// Time limit.
+    pub timeout: Duration,
+    /// Bytes kept from each of stdout and stderr.
+    pub max_output: usize,
+    /// Extra environment (e.g. `TOOL_NAME`, read by hooks written for
+    /// other agents).
+    pub env: Vec<(String, String)>,
+}
+
+/// Runs `run` to completion or its time limit. Never fails: a spawn error
+/// is reported in the outcome.
+pub async fn run_script(run: ScriptRun) -> ScriptOutcome {
+    let started = Instant::now();
+    let mut command = Command::new("/bin/sh");
+    command
+        .arg("-c")
+        .arg(&run.command)
+        .env("KIROCREW_HOOK_EVENT", &run.event)
+        .env("KIROCREW_HOOK_CONTEXT", &run.context)
+        .envs(run.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            return ScriptOutcome {
+                spawn_error: Some(e.to_string()),
+                duration_ms: elapsed_ms(started),
+                ..ScriptOutcome::default()
+            }
+        }
+    };
+    let pgid = child.id().and_then(|id| i32::try_from(id).ok());
+    if let Some(mut stdin) = child.stdin.take() {
+        let input = run.stdin.clone();
+        // A hook that never reads stdin must not stall the write: it runs
+        // beside the wait, and a closed pipe is not an error.
+        tokio::spawn(async move {
+            let _ = stdin.write_all(&input).await;
+        });
+    }
+    let stdout = child
+        .stdout
+        .take()
+        .map(|r| tokio::spawn(capture(r, run.max_output)));
+    let stderr = child
+        .stderr
+        .take()
+        .map(|r| tokio::spawn(capture(r, run.max_output)));
+
+    let waited = tokio::time::timeout(run.timeout, child.wait()).await;
+    let timed_out = waited.is_err();
+    // Kill whatever is left of the group (all of it on a timeout, stray
+    // background children otherwise), then reap the shell.
+    if let Some(pgid) = pgid {
+        kill_group(pgid);
+    }
+    let status = match waited {
+        Ok(status) => status.ok(),
+        Err(_) => child.wait().await.ok(),
+    };
+    let (out, out_cut) = collect(stdout).await;
+    let (err, err_cut) = collect(stderr).await;
+    ScriptOutcome {
+        exit_code: if timed_out {
+            None
+        } else {
+            status.and_then(|s| s.code())
+        },
+        signal: status.and_then(|s| std::os::unix::process::ExitStatusExt::signal(&s)),
+        timed_out,
+        stdout: out,
+        stderr: err,
+        output_truncated: out_cut || err_cut,
+        duration_ms: elapsed_ms(started),
+        spawn_error: None,
+    }
+}
+
+fn elapsed_ms(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+fn kill_group(pgid: i32) {
+    // SAFETY: killpg only sends a signal; a group that is already gone
+    // answers ESRCH, which is fine.
+    unsafe {
+        libc::killpg(pgid, libc::SIGKILL);
+    }
+}
+
+/// Reads everything, keeping the first `max` bytes: the pipe is drained so
+/// a chatty hook never blocks on a full pipe, but memory stays bounded.
+async fn capture(mut reader: impl AsyncRead + Unpin, max: usize) -> (Vec<u8>, bool) {
+    let mut kept = Vec::with_capacity(max.min(8192));
+    let mut buf = [0u8; 8192];
+    let mut cut = false;
+    loop {
+        match reader.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let room = max.saturating_sub(kept.len());
+                kept.extend_from_slice(&buf[..n.min(room)]);
+                cut |= n > room;
+            }
+        }
+    }
+    (kept, cut)
+}
+
+async fn collect(task: Option<tokio::task::JoinHandle<(Vec<u8>, bool)>>) -> (String, bool) {
+    let Some(task) = task else {
+        return (String::new(), false);
+    };
+    let abort = task.abort_handle();
+    match tokio::time::timeout(DRAIN_GRACE, task).await {
+        Ok(Ok((bytes, cut))) => (String::from_utf8_lossy(&bytes).into_owned(), cut),
+        Ok(Err(_)) => (String::new(), false),
+        Err(_) => {
+            abort.abort();
+            (String::new(), true)
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! Security primitives shared by every surface that stores or shows text:
+//! prompt-injection screening and credential / exfiltration-URL redaction.
+//! Pure functions, no actor: memory writers, migration, the lessons file
+//! and the `kirocrew security …` commands call them directly.
+//!
+//! Spec: "Semantic Memory → Injection detection", "Episodic Memory →
+//! Injection screening", the `redact_credentials` / `redact_exfiltration_urls`
+//! passages, and issue 12 "Security primitives" (screening v2).
+//!
+//! The screen works in layers, each reported in the [`Verdict`]:
+//!
+//! 1. [`normalize`]: NFKC, invisible and bidi characters dropped, lower
+//!    case; then a *folded* view with confusables (Cyrillic/Greek look-alikes)
+//!    mapped to ASCII, leetspeak undone and spaced-out letters joined.
+//! 2. [`decode`]: embedded base64 / hex / percent-encoded runs decoded
+//!    (bounded) and screened like the text itself.
+//! 3. [`rules`]: instruction-override, role-forgery, boundary-forgery and
+//!    exfiltration rules in en, fr, de, es, pt, it, ru, zh and ja.
+//! 4. [`speech`]: the discussion guard — a match inside quoted or reported
+//!    speech ("the blog explains how attackers make models ignore previous
+//!    instructions") does not block, unless the rule is structural.
+//! 5. [`similarity`]: the optional embedding signal against a bank of
+//!    attack exemplars, combined with the rule verdict by
+//!    [`similarity::combine`] (the caller supplies the vectors).
+//!
+//! Files: `normalize.rs`, `decode.rs`, `rules/` (`rule.rs` types,
+//! `vocab.rs` per-language words, `table.rs` the compiled rules),
+//! `speech.rs`, `screen.rs` (the verdict), `similarity.rs` (+
+//! `exemplars.jsonl`), `redact.rs` (credentials), `exfil_urls.rs`.
+
+pub mod decode;
+pub mod exfil_urls;
+pub mod normalize;
+pub mod redact;
+pub mod rules;
+pub mod screen;
+pub mod similarity;
+pub mod speech;
+
+pub use exfil_urls::redact_exfiltration_urls;
+pub use redact::{redact, redact_credentials, SNIPPET_CHARS};
+pub use rules::rule::{Category, Rule};
+pub use screen::{find_injection, find_injection_in_json, screen, Layer, Verdict};
+pub use similarity::{best_match, combine, exemplars, Exemplar, SimilarityMatch, SimilarityPolicy};

@@ -1,0 +1,208 @@
+//! Layer 1: the text as the rules see it.
+//!
+//! [`plain`] is NFKC (fullwidth `ｉｇｎｏｒｅ` and mathematical letters
+//! become ASCII), without invisible characters (zero-width, joiners, word
+//! joiner, BOM, soft hyphen, bidi controls, variation selectors, tag
+//! characters), in lower case.
+//!
+//! [`fold`] goes further for the Latin-script rules: Cyrillic and Greek
+//! look-alikes are mapped to the ASCII letter they imitate (UTS #39
+//! confusables via `unicode-security`), leetspeak digits inside words are
+//! read as letters, and spaced-out letters (`i g n o r e`, `i-g-n-o-r-e`)
+//! are joined. The folded view would mangle genuine Russian or Greek text,
+//! so it is an *additional* view; native-language rules keep reading
+//! [`plain`].
+
+use unicode_normalization::UnicodeNormalization;
+use unicode_security::confusable_detection::skeleton;
+
+/// Characters that render as nothing (or only steer rendering) and so can
+/// split a word without a reader noticing.
+pub fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+        | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}'
+        | '\u{FFA0}' | '\u{1BCA0}'..='\u{1BCA3}' | '\u{E0000}'..='\u{E007F}'
+        | '\u{E0100}'..='\u{E01EF}')
+}
+
+/// NFKC, invisibles removed, lower case.
+pub fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.nfkc().filter(|c| !is_invisible(*c)) {
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.extend(c.to_lowercase());
+        }
+    }
+    out
+}
+
+/// The ASCII letter a non-ASCII look-alike imitates, if any. Only scripts
+/// that share glyphs with Latin are consulted (CJK never folds, and
+/// skipping it keeps the fold cheap on Chinese and Japanese text).
+fn fold_char(c: char) -> Option<char> {
+    if c.is_ascii() || !('\u{00C0}'..='\u{2FFF}').contains(&c) {
+        return None;
+    }
+    let mut buf = [0; 4];
+    let mut sk = skeleton(c.encode_utf8(&mut buf));
+    let first = sk.next()?;
+    if sk.next().is_some() || !first.is_ascii_alphanumeric() {
+        return None;
+    }
+    Some(first.to_ascii_lowercase())
+}
+
+/// Leetspeak digits and symbols read as the letters they stand for.
+fn unleet(c: char) -> char {
+    match c {
+        '0' => 'o',
+        '1' | '!' | '|' => 'i',
+        '3' => 'e',
+        '4' | '@' => 'a',
+        '5' | '$' => 's',
+        '7' | '+' => 't',
+        '8' => 'b',
+        '9' => 'g',
+        _ => c,
+    }
+}
+
+fn is_leet(c: char) -> bool {
+    unleet(c) != c
+}
+
+/// Separators used to space out letters inside one word.
+fn is_letter_separator(c: char) -> bool {
+    matches!(c, '-' | '.' | '_' | '*' | '·' | '/' | '|')
+}
+
+/// Folds one whitespace-free token: look-alikes to ASCII, leetspeak
+/// inside words that also hold letters, and `i-g-n-o-r-e` joined.
+fn fold_token(token: &str, out: &mut String) {
+    let chars: Vec<char> = token.chars().map(|c| fold_char(c).unwrap_or(c)).collect();
+    // Trailing punctuation ("d-a-n-,") is not part of the spacing.
+    let core_len = chars.len()
+        - chars
+            .iter()
+            .rev()
+            .take_while(|c| matches!(c, ',' | ';' | ':' | '!' | '?' | '-' | '.'))
+            .count();
+    let (core, tail) = chars.split_at(core_len);
+    let letters = core.iter().filter(|c| c.is_alphabetic()).count();
+    let leet = core.iter().filter(|c| is_leet(**c)).count();
+    // "5ecret", "4r3", "1gn0r3" but not "2024", "v1.2" or "$5".
+    let read_leet = letters >= 1 && leet >= 1 && letters + leet >= 3;
+    // i-g-n-o-r-e, h.t.t.p.s.:././: one separator between every character.
+    let sep = core.get(1).copied().filter(|c| is_letter_separator(*c));
+    let spaced = core.len() >= 3
+        && sep.is_some()
+        && core.iter().enumerate().all(|(i, c)| {
+            if i % 2 == 1 {
+                Some(*c) == sep
+            } else {
+                !c.is_whitespace()
+            }
+        })
+        && core
+            .iter()
+            .step_by(2)
+            .filter(|c| c.is_alphanumeric())
+            .count()
+            * 2
+            >= core.len() / 2;
+    for (i, c) in core.iter().enumerate() {
+        if spaced && i % 2 == 1 {
+            continue;
+        }
+        out.push(if read_leet { unleet(*c) } else { *c });
+    }
+    out.extend(tail);
+}
+
+/// The folded view of a [`plain`] text, or `None` when folding changes
+/// nothing (the common case: no second pass over the text).
+pub fn fold(plain: &str) -> Option<String> {
+    let mut tokens: Vec<(String, usize)> = Vec::new(); // (folded token, whitespace before it)
+    let mut gap = 0;
+    for part in plain.split(' ') {
+        if part.is_empty() {
+            gap += 1;
+            continue;
+        }
+        // Newlines and tabs stay inside tokens' surroundings as-is.
+        let mut folded = String::with_capacity(part.len());
+        for (i, piece) in part.split(['\n', '\t']).enumerate() {
+            if i > 0 {
+                folded.push('\n');
+            }
+            fold_token(piece, &mut folded);
+        }
+        tokens.push((folded, gap + 1));
+        gap = 0;
+    }
+    let mut out = String::with_capacity(plain.len());
+    let single = |t: &str| t.chars().count() == 1 && t.chars().all(char::is_alphanumeric);
+    let mut i = 0;
+    while i < tokens.len() {
+        // A run of ≥ 3 one-letter tokens one space apart is one word.
+        let mut j = i;
+        while j + 1 < tokens.len()
+            && single(&tokens[j].0)
+            && single(&tokens[j + 1].0)
+            && tokens[j + 1].1 == 1
+        {
+            j += 1;
+        }
+        if i > 0 {
+            out.push(' ');
+        }
+        if j >= i + 2 {
+            for t in &tokens[i..=j] {
+                out.push_str(&t.0);
+            }
+            i = j + 1;
+        } else {
+            out.push_str(&tokens[i].0);
+            i += 1;
+        }
+    }
+    (out != plain).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fullwidth_and_zero_width_are_normalized() {
+        assert_eq!(plain("ＩＧＮＯＲＥ all"), "ignore all");
+        assert_eq!(plain("ig\u{200B}no\u{2060}re\u{FEFF}"), "ignore");
+    }
+
+    #[test]
+    fn homoglyphs_leet_and_spacing_fold_to_ascii() {
+        // Cyrillic і, о, е and Greek ο.
+        assert_eq!(
+            fold(&plain("іgnоrе prеviοus")).as_deref(),
+            Some("ignore previous")
+        );
+        assert_eq!(fold("1gn0r3 4ll").as_deref(), Some("ignore all"));
+        assert_eq!(fold("i g n o r e   a l l").as_deref(), Some("ignore all"));
+        assert_eq!(fold("i-g-n-o-r-e all").as_deref(), Some("ignore all"));
+    }
+
+    #[test]
+    fn ordinary_text_does_not_fold() {
+        for t in [
+            "release v1.2 on 2024-05-01",
+            "東京 会議",
+            "send it to bob at 10:30",
+        ] {
+            assert_eq!(fold(&plain(t)), None, "{t:?}");
+        }
+    }
+}

