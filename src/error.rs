@@ -25,6 +25,7 @@ use kirocrew_actors::heartbeat::HeartbeatError;
 use kirocrew_actors::hooks::HookError;
 use kirocrew_actors::memory_files::MemoryFilesError;
 use kirocrew_actors::security_log::SecurityLogError;
+use kirocrew_actors::skills::SkillError;
 use kirocrew_actors::transcripts::TranscriptError;
 use kirocrew_actors::vector_store::VectorStoreError;
 
@@ -413,6 +414,39 @@ impl From<HeartbeatError> for ApiError {
                 ApiError::validation("invalid_setting", message)
             }
             HeartbeatError::Unavailable(_) => ApiError::unavailable("heartbeat_unavailable", &err),
+        }
+    }
+}
+
+impl From<SkillError> for ApiError {
+    fn from(err: SkillError) -> Self {
+        let message = err.to_string();
+        match err {
+            SkillError::InvalidName { .. } => ApiError::validation("invalid_skill_name", message),
+            SkillError::NotFound(_) => ApiError::NotFound {
+                code: "skill_not_found",
+                message,
+            },
+            SkillError::AlreadyExists(_) => ApiError::Conflict {
+                code: "skill_exists",
+                message,
+            },
+            SkillError::NotOwned { .. } => ApiError::Forbidden {
+                code: "not_owned",
+                message,
+            },
+            SkillError::HasNestedSkills { .. } => ApiError::Conflict {
+                code: "has_nested_skills",
+                message,
+            },
+            SkillError::InvalidContent(_) => ApiError::validation("invalid_skill_content", message),
+            SkillError::UnterminatedFrontmatter(_) => {
+                ApiError::validation("unterminated_frontmatter", message)
+            }
+            SkillError::InvalidQuery(_) => ApiError::validation("invalid_query", message),
+            SkillError::InvalidToolEvent(_) => ApiError::validation("invalid_tool_event", message),
+            SkillError::Io { .. } => ApiError::internal("skills_io", &err),
+            SkillError::Unavailable(_) => ApiError::unavailable("skills_unavailable", &err),
         }
     }
 }

@@ -126,6 +126,16 @@ impl DataHome {
         self.root.join(kirocrew_actors::security_log::LOG_FILE_NAME)
     }
 
+    /// skills/: the owned skill directory (bundled skills are copied here).
+    pub fn skills_dir(&self) -> PathBuf {
+        self.root.join("skills")
+    }
+
+    /// skill-usage.json: the skill usage ledger.
+    pub fn skill_usage_file(&self) -> PathBuf {
+        self.root.join(kirocrew_actors::skills::ledger::USAGE_FILE)
+    }
+
     /// `history/`: channel histories (`<channel_id>.jsonl`, observe mode)
     /// and `channels.json` (channel modes). Not `workspace/memory/history/`,
     /// the Markdown daily history.

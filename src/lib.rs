@@ -17,5 +17,6 @@ pub mod http;
 pub mod lifecycle;
 pub mod memory_layers;
 pub mod migration;
+pub mod skills;
 pub mod startup;
 pub mod telemetry;

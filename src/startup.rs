@@ -9,7 +9,8 @@
 //! Shutdown order (SIGTERM/SIGINT or the test's trigger): tell systemd we
 //! are stopping → stop accepting and let in-flight requests finish (up to
 //! `server.shutdown_timeout_secs`) → stop the background boot and migration
-//! tasks → stop the heartbeat and close the memory index → close the memory
+//! tasks → stop the heartbeat and close the memory index → flush the skill
+//! usage ledger and stop the skills actor → close the memory
 //! store (WAL checkpoint, connections closed) → remove daemon.json.
 
 use std::future::Future;
@@ -38,6 +39,7 @@ use kirocrew_actors::hooks::{HookRunnerConfig, HookRunnerHandle, RulesLoader};
 use kirocrew_actors::lessons_file::LessonFile;
 use kirocrew_actors::security_log::{SecurityLogConfig, SecurityLogHandle};
 use kirocrew_actors::sensitive_paths::SafeReader;
+use kirocrew_actors::skills::SkillLedgerHandle;
 use kirocrew_actors::transcripts::{TranscriptsConfig, TranscriptsHandle};
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
@@ -61,6 +63,7 @@ pub struct Application {
     store: VectorStoreHandle,
     embeddings: EmbeddingRuntime,
     layers: MemoryLayers,
+    skills: SkillLedgerHandle,
     home: DataHome,
     token: String,
 }
@@ -104,6 +107,12 @@ impl Application {
             .attach_security_log(security_log.clone())
             .await
             .context("attaching the security log to the store")?;
+        let skills = SkillLedgerHandle::start(crate::skills::skills_config(
+            &home,
+            &settings,
+            system_clock(),
+            Some(security_log.clone()),
+        ));
         let hooks = HookRunnerHandle::start(
             HookRunnerConfig {
                 config_file: home.root().join("config.json"),
@@ -138,6 +147,7 @@ impl Application {
             layers: layers.clone(),
             lessons_file: LessonFile::new(home.lessons_file()),
             security_log,
+            skills: skills.clone(),
             hooks,
             home: home.clone(),
             channels,
@@ -192,6 +202,7 @@ impl Application {
             store,
             embeddings,
             layers,
+            skills,
             home,
             token,
         })
@@ -240,6 +251,10 @@ impl Application {
         boot.abort();
         migration.abort();
         self.layers.close().await;
+        // Flushes the skill usage ledger's pending hits.
+        if let Err(e) = self.skills.close().await {
+            tracing::warn!(error = %e, "closing the skills actor");
+        }
         self.embeddings.close().await;
         let closed = self.store.close().await;
         lifecycle::remove_daemon_record(&self.home);

@@ -15,6 +15,7 @@
 //! | `Embedder` ([`embedder`]) | the embedding backend (llama.cpp) and its cache | `VectorStoreHandle` (embed before commit), embedding routes, `bench embed` |
 //! | `DownloadManager` ([`download`]) | the model file, its staging files and download status | start-up task, enable-embeddings and status routes |
 //! | `MemoryFiles` ([`memory_files`]) | `workspace/memory/` (preferences, projects, history) and `memory_index.db` | memory-files routes, CLI `memory search --files`, heartbeat, migration |
+//! | `SkillLedger` ([`skills`]) | skill-usage.json (the delivery tally) and the skill catalog beside it (SKILL.md discovery, frontmatter cache) | HTTP skills routes, CLI `skills`, the context builder (session skills, `$name`, triggers) |
 //! | `HookRunner` ([`hooks`]) | the hook configuration in force (config.json `hooks`, hooks.json); script hooks run in the caller's task under its concurrency limit | gateway hook routes, hooks config routes, CLI `hooks`, context builder |
 //! | `SecurityLog` ([`security_log`]) | `security-events.jsonl`: hook decisions, denied reads, injection blocks, skill toggles, auth failures | HTTP routes, hook runner, channel history, skills, CLI `security events` |
 //! | `Transcripts` ([`transcripts`]) | `sessions/`: every session's turns (JSONL) and metadata (incl. the consolidation marker) | gateway session routes, context builder, consolidator |
@@ -78,5 +79,6 @@ pub mod migration;
 pub mod security;
 pub mod security_log;
 pub mod sensitive_paths;
+pub mod skills;
 pub mod transcripts;
 pub mod vector_store;

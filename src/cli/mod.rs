@@ -1,5 +1,5 @@
-//! The command line: `kirocrew serve | memory … | learn … | hooks … | context … | config … | doctor |
-//! bench … | security …`.
+//! The command line: `kirocrew serve | memory … | learn … | skills … | hooks … | context … |
+//! config … | doctor | bench … | security …`.
 //!
 //! Every command takes `--home` (else `$KIROCREW_HOME`, else `~/.kiro/crew`).
 //! One-shot commands open the same memory.db as a running daemon (WAL lets
@@ -20,6 +20,8 @@ mod memory_files;
 mod security;
 mod security_audit;
 mod serve;
+mod skills;
+mod skills_commands;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -57,6 +59,9 @@ pub enum Command {
     /// Teach, list and remove lessons (learned corrections).
     #[command(subcommand)]
     Learn(learn::LearnCommand),
+    /// List, search, create and edit skills; see what they cost.
+    #[command(subcommand)]
+    Skills(skills::SkillsCommand),
     /// Preview the context a session would get, with its receipt.
     #[command(subcommand)]
     Context(context::ContextCommand),
@@ -127,6 +132,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Config(cmd) => config_cmd::run(home, cmd),
         Command::Doctor(args) => doctor::run(home, args),
         Command::Learn(cmd) => learn::run(home, cmd),
+        Command::Skills(cmd) => skills::run(home, cmd),
         Command::Hooks(cmd) => hooks::run(home, cmd),
         Command::Context(cmd) => context::run(home, cmd),
         Command::Bench(cmd) => bench::run(cmd),

@@ -35,7 +35,7 @@ mod tests;
 pub use error::ConfigError;
 pub use settings::{
     AuthSettings, ChannelSettings, LogSettings, MemorySettings, SecuritySettings, ServerSettings,
-    Settings,
+    Settings, SkillsSettings,
 };
 
 /// The merged configuration.

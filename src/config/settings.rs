@@ -32,6 +32,23 @@ pub struct Settings {
     pub channels: ChannelSettings,
     /// The context builder.
     pub context: ContextConfig,
+    /// Skills.
+    pub skills: SkillsSettings,
+}
+
+/// `skills.*`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkillsSettings {
+    /// Skills matched per message by trigger words (0: the matcher is off,
+    /// the stock setting).
+    pub max_triggered: u32,
+    /// Session context gets pinned skills plus a usage-ranked top-K within
+    /// the skills budget instead of the full index.
+    pub lazy_load: bool,
+    /// More skill roots to list (never written to; project and data-home
+    /// skills win on a name clash).
+    pub extra_paths: Vec<String>,
 }
 
 /// `context.*`
@@ -229,6 +246,12 @@ impl Settings {
         }
         if self.security.log_max_bytes < 64 * 1024 {
             return bad("security.log_max_bytes", "must be at least 65536".into());
+        }
+        if self.skills.max_triggered > 50 {
+            return bad("skills.max_triggered", "must be between 0 and 50".into());
+        }
+        if self.skills.extra_paths.iter().any(|p| p.trim().is_empty()) {
+            return bad("skills.extra_paths", "entries must not be empty".into());
         }
         if self.security.log_keep > 100 {
             return bad("security.log_keep", "must be at most 100".into());

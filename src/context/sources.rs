@@ -55,7 +55,7 @@ impl ContextSettings {
     pub fn from_config(settings: &crate::config::Settings, home: &crate::home::DataHome) -> Self {
         Self {
             embed_deadline: Duration::from_millis(settings.context.embed_deadline_ms),
-            lazy_load: false,
+            lazy_load: settings.skills.lazy_load,
             model_windows: settings.context.model_windows.clone(),
             project_dir: std::env::var_os("KIROCREW_PROJECT_DIR").map(Into::into),
             data_home: home.root().display().to_string(),

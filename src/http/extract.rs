@@ -68,6 +68,16 @@ pub fn path_config() -> web::PathConfig {
     })
 }
 
+/// `?q=&limit=` of the search routes.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchQuery {
+    /// The query text.
+    pub q: String,
+    /// At most this many results (checked with [`limit`]).
+    pub limit: Option<u32>,
+}
+
 /// Checks a `limit` parameter: absent → `default`, otherwise 1..=`max`.
 pub fn limit(value: Option<u32>, default: u32, max: u32) -> Result<u32, ApiError> {
     match value {

@@ -39,16 +39,9 @@ pub fn config_memory_files(cfg: &mut web::ServiceConfig) {
         );
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SearchQuery {
-    q: String,
-    limit: Option<u32>,
-}
-
 async fn search(
     state: web::Data<AppState>,
-    q: web::Query<SearchQuery>,
+    q: web::Query<super::extract::SearchQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = q.into_inner();
     let limit = limit(q.limit, 20, 100)?;

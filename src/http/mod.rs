@@ -28,6 +28,7 @@ pub mod request_id;
 pub mod rules;
 pub mod security;
 pub mod sessions;
+pub mod skills;
 
 use std::sync::Arc;
 
@@ -43,6 +44,7 @@ use kirocrew_actors::hooks::HookRunnerHandle;
 use kirocrew_actors::lessons_file::LessonFile;
 use kirocrew_actors::security_log::SecurityLogHandle;
 use kirocrew_actors::sensitive_paths::SafeReader;
+use kirocrew_actors::skills::SkillLedgerHandle;
 use kirocrew_actors::transcripts::TranscriptsHandle;
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
@@ -62,6 +64,8 @@ pub struct AppState {
     pub lessons_file: LessonFile,
     /// The security event log.
     pub security_log: SecurityLogHandle,
+    /// The skill catalog and usage ledger.
+    pub skills: SkillLedgerHandle,
     /// Hook rules and script hooks.
     pub hooks: HookRunnerHandle,
     /// The data home.
@@ -121,6 +125,7 @@ pub fn config_api(cfg: &mut web::ServiceConfig, settings: &Settings) {
     memory_episodic::config_episodic(cfg);
     lessons::config_lessons(cfg);
     memory_files::config_memory_files(cfg);
+    skills::config_skills(cfg);
     security::config_security(cfg);
     hooks::config_hooks(cfg);
     sessions::config_sessions(cfg);

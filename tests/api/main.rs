@@ -20,5 +20,6 @@ mod security_cli;
 mod security_log;
 mod semantic;
 mod sessions;
+mod skills;
 mod text_safety;
 mod transport;

@@ -143,3 +143,22 @@ pub(crate) fn hashing_embedder(model_id: &'static str, dim: usize) -> EmbedderHa
         Arc::new(HashingBackend { model_id, dim }) as SharedBackend
     }))
 }
+
+/// A skills configuration in `home` (skills/ and skill-usage.json there),
+/// bundled sync off, a one-hour catalog TTL (writes invalidate it) and a
+/// one-hour flush debounce (tests flush explicitly) unless changed.
+pub(crate) fn skills_config(
+    home: &Path,
+    clock: SharedClock,
+) -> kirocrew_actors::skills::SkillsConfig {
+    let mut config = kirocrew_actors::skills::SkillsConfig::new(home, clock);
+    config.flush_delay = Duration::from_secs(3600);
+    config.catalog_ttl = Duration::from_secs(3600);
+    config
+}
+
+/// Writes `root/name/SKILL.md`.
+pub(crate) fn write_skill(root: &Path, name: &str, text: &str) {
+    std::fs::create_dir_all(root.join(name)).expect("skill dir");
+    std::fs::write(root.join(name).join("SKILL.md"), text).expect("SKILL.md");
+}

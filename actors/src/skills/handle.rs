@@ -1,0 +1,197 @@
+//! [`SkillLedgerHandle`]: the only way the rest of kirocrew talks to the
+//! skills actor. Cloneable, `Send`, free of actix types.
+
+use std::path::{Path, PathBuf};
+
+use actix::prelude::*;
+
+use super::actor::{SkillLedger, SkillsConfig};
+use super::context_messages::*;
+use super::editor::SkillEdit;
+use super::error::SkillError;
+use super::messages::*;
+use super::types::{
+    BudgetReport, SearchHit, SessionSkills, SkillBody, SkillDetail, SkillInfo, ToggleOutcome,
+    ToolEvent, ToolEventOutcome, TriggeredSkills,
+};
+use crate::ask::ask;
+
+/// A cloneable reference to the running skills actor.
+#[derive(Clone)]
+pub struct SkillLedgerHandle {
+    addr: Addr<SkillLedger>,
+    arbiter: ArbiterHandle,
+    skills_dir: PathBuf,
+}
+
+impl std::fmt::Debug for SkillLedgerHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkillLedgerHandle")
+            .field("skills_dir", &self.skills_dir)
+            .field("connected", &self.addr.connected())
+            .finish()
+    }
+}
+
+impl SkillLedgerHandle {
+    /// Starts the actor on its own arbiter thread (it loads the ledger and,
+    /// if configured, syncs the bundled skills). Must run inside an actix
+    /// `System`.
+    pub fn start(config: SkillsConfig) -> Self {
+        let arbiter = Arbiter::new().handle();
+        let skills_dir = config.skills_dir.clone();
+        let addr = SkillLedger::start_in_arbiter(&arbiter, move |_| SkillLedger::new(config));
+        Self {
+            addr,
+            arbiter,
+            skills_dir,
+        }
+    }
+
+    async fn ask<M, T>(&self, msg: M) -> Result<T, SkillError>
+    where
+        M: Message<Result = Result<T, SkillError>> + Send + 'static,
+        T: Send + 'static,
+        SkillLedger: Handler<M>,
+    {
+        ask(&self.addr, msg).await
+    }
+
+    /// The owned skills directory.
+    pub fn skills_dir(&self) -> &Path {
+        &self.skills_dir
+    }
+
+    /// Every skill (`list_skills`), by name.
+    pub async fn list(&self) -> Result<Vec<SkillInfo>, SkillError> {
+        self.ask(ListSkills).await
+    }
+
+    /// One skill with its SKILL.md text.
+    pub async fn get(&self, name: &str) -> Result<SkillDetail, SkillError> {
+        self.ask(GetSkill {
+            name: name.to_owned(),
+        })
+        .await
+    }
+
+    /// Creates a skill; `name` is sanitized (lowercase, hyphens, slashes).
+    pub async fn create(&self, name: &str, content: &str) -> Result<SkillInfo, SkillError> {
+        self.ask(CreateSkill {
+            name: name.to_owned(),
+            content: content.to_owned(),
+        })
+        .await
+    }
+
+    /// Overwrites an owned skill's SKILL.md.
+    pub async fn update(&self, name: &str, content: &str) -> Result<SkillInfo, SkillError> {
+        self.ask(UpdateSkill {
+            name: name.to_owned(),
+            content: content.to_owned(),
+        })
+        .await
+    }
+
+    /// Applies a structured edit (every unmodelled key kept byte for byte).
+    pub async fn edit(&self, name: &str, edit: SkillEdit) -> Result<SkillInfo, SkillError> {
+        self.ask(EditSkill {
+            name: name.to_owned(),
+            edit,
+        })
+        .await
+    }
+
+    /// Deletes an owned skill's directory.
+    pub async fn delete(&self, name: &str) -> Result<(), SkillError> {
+        self.ask(DeleteSkill {
+            name: name.to_owned(),
+        })
+        .await
+    }
+
+    /// `skill_search`: metadata first, bodies on a miss; records nothing.
+    pub async fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, SkillError> {
+        self.ask(SearchSkills {
+            query: query.to_owned(),
+            limit,
+        })
+        .await
+    }
+
+    /// The inject-on-trigger toggle, on behalf of `actor` (audited).
+    pub async fn set_inject_on_trigger(
+        &self,
+        name: &str,
+        inject: bool,
+        actor: &str,
+    ) -> Result<ToggleOutcome, SkillError> {
+        self.ask(SetInjectOnTrigger {
+            name: name.to_owned(),
+            inject,
+            actor: actor.to_owned(),
+        })
+        .await
+    }
+
+    /// The Context Budget report.
+    pub async fn budget(&self) -> Result<BudgetReport, SkillError> {
+        self.ask(GetBudget).await
+    }
+
+    /// Rediscovers on the next use.
+    pub async fn refresh(&self) -> Result<(), SkillError> {
+        self.ask(RefreshCatalog).await
+    }
+
+    /// The skills section of a new session (`budget` applies under
+    /// `skills.lazy_load`).
+    pub async fn session_skills(&self, budget: usize) -> Result<SessionSkills, SkillError> {
+        self.ask(GetSessionSkills { budget }).await
+    }
+
+    /// Bodies for the `$name` tokens of `message` (each earns a hit).
+    pub async fn dollar_skills(&self, message: &str) -> Result<Vec<SkillBody>, SkillError> {
+        self.ask(ResolveDollarSkills {
+            message: message.to_owned(),
+        })
+        .await
+    }
+
+    /// Trigger matches for `message` (bodies earn hits; pointers do not).
+    pub async fn triggered(&self, message: &str) -> Result<TriggeredSkills, SkillError> {
+        self.ask(MatchTriggers {
+            message: message.to_owned(),
+        })
+        .await
+    }
+
+    /// Counts deliveries the caller made itself.
+    pub async fn record_use(&self, names: &[String]) -> Result<usize, SkillError> {
+        self.ask(RecordSkillUse {
+            names: names.to_vec(),
+        })
+        .await
+    }
+
+    /// One gateway tool-call event: resolves candidates, credits them on
+    /// `completed` (once per `tool_call_id`).
+    pub async fn observe_tool_event(
+        &self,
+        event: ToolEvent,
+    ) -> Result<ToolEventOutcome, SkillError> {
+        self.ask(ObserveToolEvent { event }).await
+    }
+
+    /// Writes the ledger now (normally debounced); true if it wrote.
+    pub async fn flush(&self) -> Result<bool, SkillError> {
+        self.ask(FlushLedger).await
+    }
+
+    /// Flushes the ledger and stops the actor's thread.
+    pub async fn close(&self) -> Result<(), SkillError> {
+        let res = self.ask(CloseSkills).await;
+        self.arbiter.stop();
+        res
+    }
+}

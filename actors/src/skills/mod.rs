@@ -1,0 +1,57 @@
+//! # Skills: the catalog and the usage ledger
+//!
+//! The `SkillLedger` actor owns `skill-usage.json` (the per-skill delivery
+//! tally) and, beside it, the skill catalog: SKILL.md discovery across the
+//! project, data-home and extra roots, and the frontmatter cache. Every
+//! write (create, update, structured edit, delete, inject toggle) goes
+//! through it and invalidates the catalog. Talked to by the HTTP routes
+//! (`src/http/skills.rs`), the CLI (`kirocrew skills …`) and, later, the
+//! context builder — always through [`SkillLedgerHandle`].
+//!
+//! Spec section: "Skills (`skills.py`)" (frontmatter grammar, nested
+//! skills, source precedence and bundled skills, always-on / on-demand /
+//! lazy-load, the usage ledger, `skill_search`, direct reads, trigger
+//! matching with `inject_on_trigger`, the toggle, `list_skills` fields, the
+//! Context Budget endpoint, the structured editor's preservation rule,
+//! CRUD). Registry discovery and auto-created skills are not here.
+//!
+//! Layout: pure logic in [`frontmatter`] + [`lenient`] + [`keys`]
+//! (reading SKILL.md), [`editor`] (structured edits and the toggle's line
+//! edit), [`names`] (sanitizing, path safety), [`triggers`], [`crediting`]
+//! (which tool calls read which skill), [`search`], [`budget`] (alias
+//! folding), [`context`] (index, lazy top-K, `$name`), [`ledger`];
+//! file-system work in [`catalog`], [`store`], [`bundled`] and [`atomic`];
+//! the actor in `actor.rs`, `messages.rs` and `context_messages.rs`.
+
+mod actor;
+pub mod atomic;
+pub mod budget;
+pub mod bundled;
+pub mod catalog;
+pub mod context;
+mod context_messages;
+pub mod crediting;
+pub mod editor;
+mod error;
+pub mod frontmatter;
+mod handle;
+pub mod keys;
+pub mod ledger;
+pub mod lenient;
+mod messages;
+pub mod names;
+pub mod search;
+pub mod store;
+pub mod triggers;
+pub mod types;
+
+pub use actor::SkillsConfig;
+pub use editor::SkillEdit;
+pub use error::SkillError;
+pub use frontmatter::{FrontmatterState, ParseMode, SkillMeta};
+pub use handle::SkillLedgerHandle;
+pub use types::{
+    BudgetReport, BudgetRow, CatalogEntry, SearchHit, SessionSkills, SkillBody, SkillDetail,
+    SkillInfo, SkillSource, ToggleOutcome, ToggleRefusal, ToolEvent, ToolEventOutcome,
+    TriggeredSkills,
+};
