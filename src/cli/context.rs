@@ -131,6 +131,12 @@ pub(crate) fn local_sources(
             dir: home.sessions_dir(),
             clock: system_clock(),
         }),
+        skills: kirocrew_actors::skills::SkillLedgerHandle::start(crate::skills::skills_config(
+            home,
+            settings,
+            system_clock(),
+            Some(log.clone()),
+        )),
         reader: SafeReader::new(policy, log, "cli"),
         clock: system_clock(),
         settings: ContextSettings::from_config(settings, home),

@@ -149,6 +149,9 @@ pub async fn build_message(src: &ContextSources, req: &MessageRequest) -> BuiltM
                 Err(e) => tracing::warn!(error = %e, "episodic memory left out"),
             }
         }
+        let (text, items) =
+            super::skills::message_section(&src.skills, &req.text, caps.skills).await;
+        a.push("skills", "message", Some(caps.skills), &text, items);
         if !hook_context.is_empty() {
             let text = format!("[CONTEXT]\n{}", hook_context.join("\n\n"));
             a.push("hook_context", "message", None, &text, hook_items);

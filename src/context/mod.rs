@@ -16,7 +16,8 @@
 //! window), `groups.rs` (switchable groups, `[CONTEXT SCOPE]`),
 //! `conduct.rs` (rules, date, runtime, language, workspace), `history.rs`
 //! (thread history, other tabs, recent sessions), `project.rs`,
-//! `lessons.rs` (the overflow rule), `assemble.rs` (joining and the
+//! `lessons.rs` (the overflow rule), `skills.rs` (index, always-on,
+//! `$name` and triggered skills), `assemble.rs` (joining and the
 //! ceiling), `session.rs`, `message.rs`, `receipt.rs`, `sources.rs`.
 
 mod assemble;
@@ -30,6 +31,7 @@ pub mod models;
 mod project;
 mod receipt;
 mod session;
+mod skills;
 mod sources;
 
 pub use conduct::{CRITICAL_RULES, OPTIONS_HINT};

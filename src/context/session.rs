@@ -104,6 +104,8 @@ pub async fn build_session_context(src: &ContextSources, req: &SessionRequest) -
     }
 
     push_conduct(&mut a, src, req, &groups);
+    let (text, items) = super::skills::session_section(&src.skills, caps.skills).await;
+    a.push("skills", "conduct", Some(caps.skills), &text, items);
     if let Some(prompt) = req.agent_prompt.as_deref().filter(|p| !p.trim().is_empty()) {
         let text = super::lessons::cap_with_marker(
             prompt.trim(),

@@ -11,6 +11,7 @@ use kirocrew_actors::clock::SharedClock;
 use kirocrew_actors::hooks::HookRunnerHandle;
 use kirocrew_actors::memory_files::MemoryFilesHandle;
 use kirocrew_actors::sensitive_paths::SafeReader;
+use kirocrew_actors::skills::SkillLedgerHandle;
 use kirocrew_actors::transcripts::TranscriptsHandle;
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
@@ -27,6 +28,8 @@ pub struct ContextSources {
     pub channels: ChannelHistoryHandle,
     /// Session transcripts.
     pub transcripts: TranscriptsHandle,
+    /// The skill catalog and usage ledger.
+    pub skills: SkillLedgerHandle,
     /// Guarded reads (steering files).
     pub reader: SafeReader,
     /// "Now".

@@ -89,6 +89,7 @@ impl AppState {
             hooks: self.hooks.clone(),
             channels: self.channels.clone(),
             transcripts: self.transcripts.clone(),
+            skills: self.skills.clone(),
             reader: self.safe_reader.clone(),
             clock: kirocrew_actors::clock::system_clock(),
             settings: crate::context::ContextSettings::from_config(&self.settings, &self.home),

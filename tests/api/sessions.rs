@@ -416,3 +416,81 @@ fn the_cli_previews_the_same_context_with_its_receipt() {
     );
     assert!(text.contains("critical_rules"), "{text}");
 }
+
+#[actix_web::test]
+async fn skills_reach_the_context_as_index_always_on_dollar_tokens_and_triggers() {
+    let app = spawn_app_with(|s| s.skills.max_triggered = 3).await;
+    let skill = |name: &str, front: &str, body: &str| json!({"name": name, "content": format!("---\nname: {name}\ndescription: {name} helper\n{front}---\n{body}\n")});
+    for body in [
+        skill("house-style", "always: true\n", "Write in short sentences."),
+        skill(
+            "release-notes",
+            "triggers: [release, changelog]\n",
+            "Collect merged PRs since the last tag.",
+        ),
+        skill(
+            "db-tips",
+            "triggers: [postgres]\ninject_on_trigger: false\n",
+            "Use EXPLAIN ANALYZE.",
+        ),
+        skill("tiny-url", "", "Shorten links with the internal service."),
+    ] {
+        post(&app, "/api/skills", body).await;
+    }
+    let start = post(&app, "/api/sessions/sk/start", json!({"message": "hello"})).await;
+    assert_receipt_adds_up(&start);
+    let ctx = start["context"].as_str().unwrap();
+    assert!(
+        ctx.contains("## Skill: house-style") && ctx.contains("Write in short sentences."),
+        "{ctx}"
+    );
+    assert!(
+        ctx.contains("tiny-url"),
+        "on-demand skills are in the index: {ctx}"
+    );
+    assert!(
+        !ctx.contains("Shorten links with the internal service."),
+        "not their bodies"
+    );
+    let skills = section(&start, "skills").unwrap();
+    assert_eq!(skills["group"], "conduct");
+    // Withholding every switchable group keeps the skills index.
+    let bare = post(
+        &app,
+        "/api/sessions/sk/start",
+        json!({"message": "hello", "groups": []}),
+    )
+    .await;
+    assert!(bare["context"].as_str().unwrap().contains("tiny-url"));
+
+    let msg = post(
+        &app,
+        "/api/sessions/sk/messages",
+        json!({"role": "user", "text": "use $tiny-url for the release changelog and postgres notes"}),
+    )
+    .await;
+    assert_receipt_adds_up(&msg);
+    let ctx = msg["context"].as_str().unwrap();
+    assert!(
+        ctx.contains("Shorten links with the internal service."),
+        "$name delivers the body: {ctx}"
+    );
+    assert!(
+        ctx.contains("Collect merged PRs since the last tag."),
+        "a trigger injects the body"
+    );
+    assert!(ctx.contains("[Relevant skills for this message]") && ctx.contains("db-tips"));
+    assert!(!ctx.contains("Use EXPLAIN ANALYZE."), "pointer only");
+    let listed = app.get_json("/api/skills").await;
+    let deliveries = |name: &str| {
+        listed["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .map(|s| s["deliveries"].clone())
+            .unwrap()
+    };
+    assert_eq!(deliveries("tiny-url"), 1);
+    assert_eq!(deliveries("release-notes"), 1);
+}
