@@ -1,7 +1,7 @@
 //! `kirocrew bench context`: latency of the context builder on a realistic
 //! data home — 10,000 episodic memories (LoCoMo turns, repeated with
 //! different dates to reach the count), 1,000 semantic rows, 200 lessons
-//! and 180 days of Markdown history — for `build_session_context` and
+//! 100 skills and 180 days of Markdown history — for `build_session_context` and
 //! `build_message` (first message, so episodic retrieval runs), with and
 //! without the query embed. Queries are distinct LoCoMo questions so the
 //! embedding cache never answers for the model. With `--json` the last
@@ -312,6 +312,23 @@ async fn seed(
                 confidence: 1.0,
             })
             .await;
+    }
+    for i in 0..100 {
+        let name = format!("tool-{}", pseudo_word(i + 7_000));
+        let dir = home.skills_dir().join(&name);
+        std::fs::create_dir_all(&dir)?;
+        let always = if i < 2 { "always: true\n" } else { "" };
+        std::fs::write(
+            dir.join("SKILL.md"),
+            format!(
+                "---\nname: {name}\ndescription: Helps with {} and {} tasks\ntriggers: [{}, {}]\n{always}---\n# {name}\n\n{}\n",
+                pseudo_word(i),
+                pseudo_word(i + 1),
+                pseudo_word(i + 2),
+                pseudo_word(i + 3),
+                "Step by step instructions for this tool. ".repeat(20)
+            ),
+        )?;
     }
     let history = home.memory_dir().join("history");
     std::fs::create_dir_all(&history)?;
