@@ -57,15 +57,40 @@ fn rate(tally: &Tally) -> f64 {
     hit as f64 / n as f64
 }
 
-/// Screening: (recall per attack category, false positives per benign one).
-fn screen_set(rel: &str) -> (Tally, Tally, Tally) {
-    let (mut recall, mut fp, mut by_obfuscation) = (Tally::new(), Tally::new(), Tally::new());
+/// Screening tallies of one labelled file.
+#[derive(Default)]
+struct Screening {
+    /// Recall per attack category.
+    recall: Tally,
+    /// False positives per benign category.
+    fp: Tally,
+    /// Recall per obfuscation.
+    by_obfuscation: Tally,
+    /// Recall per language.
+    recall_by_language: Tally,
+    /// False positives per language.
+    fp_by_language: Tally,
+}
+
+fn screen_set(rel: &str) -> Screening {
+    let mut s = Screening::default();
+    let (recall, fp, by_obfuscation) = (&mut s.recall, &mut s.fp, &mut s.by_obfuscation);
     for row in load(rel) {
         let blocked = screen(field(&row, "text")).blocked;
         let attack = field(&row, "label") == "attack";
         let cat = field(&row, "category").to_owned();
-        let slot = if attack { &mut recall } else { &mut fp }
+        let slot = if attack { &mut *recall } else { &mut *fp }
             .entry(cat)
+            .or_default();
+        slot.0 += usize::from(blocked);
+        slot.1 += 1;
+        let by_language = if attack {
+            &mut s.recall_by_language
+        } else {
+            &mut s.fp_by_language
+        };
+        let slot = by_language
+            .entry(field(&row, "language").to_owned())
             .or_default();
         slot.0 += usize::from(blocked);
         slot.1 += 1;
@@ -84,7 +109,29 @@ fn screen_set(rel: &str) -> (Tally, Tally, Tally) {
             );
         }
     }
-    (recall, fp, by_obfuscation)
+    s
+}
+
+/// Prints every table of one screening file.
+fn print_screening(part: &str, s: &Screening) {
+    let title = |what: &str| format!("screening {part}: {what}");
+    print(&title("recall per attack category"), &s.recall, "recall");
+    print(
+        &title("recall per language"),
+        &s.recall_by_language,
+        "recall",
+    );
+    print(
+        &title("recall per obfuscation"),
+        &s.by_obfuscation,
+        "recall",
+    );
+    print(&title("false positives per benign category"), &s.fp, "fpr");
+    print(
+        &title("false positives per language"),
+        &s.fp_by_language,
+        "fpr",
+    );
 }
 
 /// Redaction: (recall per positive category, changed negatives per category).
@@ -147,42 +194,24 @@ fn screening_set_is_large_and_covers_every_language() {
 
 #[test]
 fn screening_quality_dev() {
-    let (recall, fp, obf) = screen_set("screening/dev.jsonl");
-    print(
-        "screening dev: recall per attack category",
-        &recall,
-        "recall",
-    );
-    print("screening dev: recall per obfuscation", &obf, "recall");
-    print(
-        "screening dev: false positives per benign category",
-        &fp,
-        "fpr",
-    );
-    assert!(rate(&recall) >= DEV_RECALL, "dev recall {}", rate(&recall));
-    assert!(rate(&fp) <= DEV_FPR, "dev fpr {}", rate(&fp));
+    let s = screen_set("screening/dev.jsonl");
+    print_screening("dev", &s);
+    let (recall, fp) = (&s.recall, &s.fp);
+    assert!(rate(recall) >= DEV_RECALL, "dev recall {}", rate(recall));
+    assert!(rate(fp) <= DEV_FPR, "dev fpr {}", rate(fp));
 }
 
 #[test]
 fn screening_quality_heldout() {
-    let (recall, fp, obf) = screen_set("screening/heldout.jsonl");
-    print(
-        "screening held-out: recall per attack category",
-        &recall,
-        "recall",
-    );
-    print("screening held-out: recall per obfuscation", &obf, "recall");
-    print(
-        "screening held-out: false positives per benign category",
-        &fp,
-        "fpr",
-    );
+    let s = screen_set("screening/heldout.jsonl");
+    print_screening("held-out", &s);
+    let (recall, fp) = (&s.recall, &s.fp);
     assert!(
-        rate(&recall) >= HELDOUT_RECALL,
+        rate(recall) >= HELDOUT_RECALL,
         "held-out recall {}",
-        rate(&recall)
+        rate(recall)
     );
-    assert!(rate(&fp) <= HELDOUT_FPR, "held-out fpr {}", rate(&fp));
+    assert!(rate(fp) <= HELDOUT_FPR, "held-out fpr {}", rate(fp));
 }
 
 #[test]

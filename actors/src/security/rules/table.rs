@@ -18,6 +18,12 @@ use super::vocab::{Vocab, LANGUAGES};
 /// Within one sentence: anything but a sentence terminator or newline.
 const GAP: &str = r"[^.!?;。！？；\n]";
 
+/// The gap between a reveal verb and the prompt it names: also stops at
+/// `(`, so code that prints a message *about* the prompt
+/// (`print(f"system prompt has {n} tokens")`) is no request to reveal it;
+/// printing the prompt variable itself is `prompt_print_code`.
+const REVEAL_GAP: &str = r"[^.!?;。！？；\n(]";
+
 /// The rules, compiled once.
 ///
 /// No `RegexSet`: a set must find *every* matching pattern, and over these
@@ -88,6 +94,22 @@ fn verb_final(lang: &str) -> bool {
     matches!(lang, "ja" | "zh")
 }
 
+/// What makes a question about "the instructions you were given" one about
+/// the model's own prompt rather than a colleague's errand: a time or
+/// origin cue (before, at the start, initially), or the prompt's own
+/// vocabulary (system, conversation, developers), in any screened language.
+const PROMPT_ORIGIN: &str = concat!(
+    r"\b(?:before|earlier|initially|originally|at the (?:start|beginning|top)|first|system|prompt|conversation|chat|session|developers?|creators?|operators?|setup)\b|",
+    r"avant|au (?:début|départ)|initia|système|conversation|développeur|",
+    r"\bvor\b|zu beginn|am anfang|anfangs|system|gespräch|chat|entwickler|",
+    r"antes|al principio|al inicio|inicial|sistema|conversación|desarrollador|",
+    r"no início|conversa|desenvolvedor|",
+    r"prima|all'inizio|inizial|conversazione|sviluppator|",
+    r"до |перед|в начале|изначальн|систем|разговор|чат|разработчик|",
+    r"之前|以前|开始|開始|最初|初始|系统|系統|对话|對話|开发者|",
+    r"前|初期|システム|会話|開発者"
+);
+
 fn phrasing_rules(v: &Vocab) -> Vec<Rule> {
     use Category::*;
     let l = v.lang;
@@ -103,7 +125,7 @@ fn phrasing_rules(v: &Vocab) -> Vec<Rule> {
         nouns = v.rule_nouns,
     );
     let mut reveal_pat = format!(
-        "{b}(?:{verbs}){GAP}{{0,40}}?(?:{nouns})",
+        "{b}(?:{verbs}){REVEAL_GAP}{{0,40}}?(?:{nouns})",
         verbs = v.reveal_verbs,
         nouns = v.prompt_nouns
     );
@@ -163,6 +185,16 @@ fn phrasing_rules(v: &Vocab) -> Vec<Rule> {
             Strength::Soft,
             reveal_pat,
         ),
+        Rule {
+            requires: vec![PROMPT_ORIGIN.to_owned()],
+            ..rule(
+                &named("prompt_question", l),
+                Exfiltration,
+                l,
+                Strength::Soft,
+                v.told_question.to_owned(),
+            )
+        },
     ]
 }
 
@@ -228,6 +260,22 @@ fn english_rules() -> Vec<Rule> {
             Exfiltration,
             Soft,
             r"\bwhat (?:are|were|is) your (?:\w+ )?(?:instructions|system prompt|prompt|rules|guidelines)\b",
+        ),
+        // The prompt-extraction family beyond "reveal your system prompt":
+        // printing the prompt variable in code, completion tricks that make
+        // the model continue its own prompt ("'My instructions are:'",
+        // "'I was instructed to'", "begin with 'You are'").
+        s(
+            "prompt_print_code",
+            Exfiltration,
+            Soft,
+            r"\b(?:console\.(?:log|info|debug)|print(?:ln!?|f)?|puts|echo|alert|dump|var_dump|system\.out\.println|(?:logger|logging|log)\.\w+)\s*\(?\s*[$'\x22]?(?:self\.|this\.|window\.|process\.env\.)?(?:system_?prompt|sys_?prompt|system_?message|initial_?prompt|system_?instructions|hidden_?prompt|pre_?prompt)\b\s*[)'\x22]?\s*;?\s*(?:$|\n)",
+        ),
+        s(
+            "prompt_completion_trick",
+            Exfiltration,
+            Soft,
+            r"['\x22“‘](?:my (?:\w+ )?(?:instructions|prompt|rules|guidelines|system prompt) (?:are|is|say|read)|(?:the|your) (?:system prompt|initial prompt|hidden prompt|instructions) (?:is|are|says|reads)|i was (?:instructed|told|programmed|asked) to)\b|\bwhat (?:are|were) you not (?:supposed|allowed|permitted) to (?:tell|say|reveal|share|disclose)\b|\b(?:begin|start)\w* (?:your (?:answer|reply|response|output) )?with ['\x22“‘]you are\b",
         ),
         s(
             "remote_command",
