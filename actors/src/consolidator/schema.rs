@@ -145,6 +145,15 @@ pub fn answer_keys(path: ConsolidationPath, markdown_updates: bool) -> Vec<&'sta
     }
 }
 
+/// A number in [0, 1] in steps of 0.1, as an enum: llama.cpp's grammar
+/// converter ignores `minimum`/`maximum`, so a plain bounded number would
+/// let a small model answer 2.9 (measured with `bench consolidate`);
+/// literal alternatives keep the grammar and the schema in agreement.
+fn unit_interval() -> Value {
+    let steps: Vec<f64> = (0..=10).map(|i| f64::from(i) / 10.0).collect();
+    json!({"type": "number", "enum": steps})
+}
+
 fn string(max: usize) -> Value {
     json!({"type": "string", "minLength": 1, "maxLength": max})
 }
@@ -163,7 +172,7 @@ fn property(key: &str) -> Value {
                         "maxLength": KEY_CHARS,
                     },
                     "value": string(VALUE_CHARS),
-                    "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                    "confidence": unit_interval(),
                 },
                 "required": ["key", "value", "confidence"],
                 "additionalProperties": false,
@@ -176,7 +185,7 @@ fn property(key: &str) -> Value {
                 "type": "object",
                 "properties": {
                     "text": string(TEXT_CHARS),
-                    "importance": {"type": "number", "minimum": 0, "maximum": 1},
+                    "importance": unit_interval(),
                     "tags": {"type": "array", "maxItems": MAX_TAGS, "items": string(TAG_CHARS)},
                 },
                 "required": ["text", "importance", "tags"],
@@ -331,6 +340,11 @@ mod tests {
         ] {
             let grammar = crate::llm::schema_grammar(&answer_schema(path, md)).unwrap();
             assert!(grammar.contains("root ::="), "{grammar}");
+            // Numbers are bounded literals, not llama.cpp's open `number`.
+            if path == ConsolidationPath::Prefs {
+                assert!(grammar.contains("\"0.9\""), "{grammar}");
+                assert!(!grammar.contains("\"2"), "{grammar}");
+            }
             for key in answer_keys(path, md) {
                 assert!(grammar.contains(key), "{key} missing from {grammar}");
             }
