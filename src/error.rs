@@ -21,6 +21,7 @@ use crate::config::ConfigError;
 use crate::http::request_id;
 use crate::migration::MigrationBusy;
 use kirocrew_actors::channel_history::ChannelHistoryError;
+use kirocrew_actors::consolidator::ConsolidatorError;
 use kirocrew_actors::heartbeat::HeartbeatError;
 use kirocrew_actors::hooks::HookError;
 use kirocrew_actors::memory_files::MemoryFilesError;
@@ -361,6 +362,31 @@ impl From<TranscriptError> for ApiError {
             TranscriptError::Io(_) => ApiError::internal("transcript_io", &err),
             TranscriptError::Unavailable(_) => {
                 ApiError::unavailable("transcripts_unavailable", &err)
+            }
+        }
+    }
+}
+
+impl From<ConsolidatorError> for ApiError {
+    fn from(err: ConsolidatorError) -> Self {
+        let message = err.to_string();
+        match err {
+            ConsolidatorError::UnknownSession(_) => ApiError::NotFound {
+                code: "session_not_found",
+                message,
+            },
+            ConsolidatorError::AlreadyRunning(_) => ApiError::Conflict {
+                code: "consolidation_running",
+                message,
+            },
+            ConsolidatorError::Model(_) => ApiError::unavailable("model_unavailable", &err),
+            ConsolidatorError::Answer(_) => ApiError::unavailable("model_answer_refused", &err),
+            ConsolidatorError::Transcripts(_) => {
+                ApiError::unavailable("transcripts_unavailable", &err)
+            }
+            ConsolidatorError::Files(_) => ApiError::internal("memory_files_io", &err),
+            ConsolidatorError::Unavailable(_) => {
+                ApiError::unavailable("consolidator_unavailable", &err)
             }
         }
     }

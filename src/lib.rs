@@ -9,6 +9,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod consolidation;
 pub mod context;
 pub mod embedding;
 pub mod error;

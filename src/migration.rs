@@ -98,6 +98,13 @@ impl MigrationService {
         self.migrated.load(Ordering::Acquire)
     }
 
+    /// The live flag itself, for components that must follow it while the
+    /// daemon runs (the consolidator replaces preferences.md/projects.md
+    /// only while it is false).
+    pub fn migrated_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.migrated)
+    }
+
     /// The legacy files of this home.
     pub fn sources(&self) -> LegacySources {
         LegacySources {

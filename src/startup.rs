@@ -140,6 +140,29 @@ impl Application {
             )
         })?;
         let safe_reader = SafeReader::new(sensitive_paths, security_log.clone(), "daemon");
+        let transcripts = TranscriptsHandle::start(TranscriptsConfig {
+            dir: home.sessions_dir(),
+            clock: system_clock(),
+        });
+        let (consolidator, idle_checks) = crate::consolidation::start(
+            &settings,
+            &home,
+            crate::consolidation::ConsolidatorParts {
+                transcripts: transcripts.clone(),
+                store: store.clone(),
+                files: layers.files.clone(),
+                migrated: layers.migration.migrated_flag(),
+                clock: system_clock(),
+            },
+            crate::consolidation::llm_client(&settings, &home),
+        );
+        if settings.consolidation.enabled {
+            layers
+                .heartbeat
+                .subscribe_idle(idle_checks)
+                .await
+                .context("subscribing the consolidator to the heartbeat")?;
+        }
         let state = web::Data::new(AppState {
             store: store.clone(),
             settings: Arc::clone(&settings),
@@ -152,10 +175,8 @@ impl Application {
             home: home.clone(),
             channels,
             safe_reader,
-            transcripts: TranscriptsHandle::start(TranscriptsConfig {
-                dir: home.sessions_dir(),
-                clock: system_clock(),
-            }),
+            transcripts,
+            consolidator,
         });
         let body_timeout = web::Data::new(BodyTimeout(Duration::from_secs(
             settings.server.body_timeout_secs,

@@ -20,6 +20,7 @@
 //! | `SecurityLog` ([`security_log`]) | `security-events.jsonl`: hook decisions, denied reads, injection blocks, skill toggles, auth failures | HTTP routes, hook runner, channel history, skills, CLI `security events` |
 //! | `Transcripts` ([`transcripts`]) | `sessions/`: every session's turns (JSONL) and metadata (incl. the consolidation marker) | gateway session routes, context builder, consolidator |
 //! | `ChannelHistory` ([`channel_history`]) | per-channel message buffers (mention / observe / off) and `history/<channel_id>.jsonl` | HTTP channel routes (the gateway pushes, the context builder reads) |
+//! | `Consolidator` ([`consolidator`]) | per-session prefs offsets, runs in flight, last outcomes (the history marker lives in the transcript metadata) | gateway message route (every turn), heartbeat (idle checks), consolidation routes, `bench consolidate` |
 //! | `Heartbeat` ([`heartbeat`]) | the tick counter and live history settings | the daemon (start/stop), settings route; it drives `MemoryFiles` and notifies idle-check subscribers over a channel |
 //!
 //! Every actor module has the same shape: `mod.rs` (docs, file list,
@@ -56,6 +57,8 @@
 //! - [`context_block`]: a rendered block plus what happened to each
 //!   candidate (the context receipt's unit).
 //! - [`jsonl`]: append-only JSON-lines files (0600, torn-line safe).
+//! - [`llm`]: the `LlmClient` seam and its two backends (llama.cpp chat
+//!   with a schema-derived GBNF grammar; an OpenAI-compatible endpoint).
 //! - [`clock`]: the injectable time source every time-dependent rule uses.
 //! - [`sensitive_paths`]: `is_sensitive_path` and the guarded file read
 //!   (`safe_read_file`, its audited carve-out `safe_read_file_internal`).
@@ -66,6 +69,7 @@ pub mod ann;
 mod ask;
 pub mod channel_history;
 pub mod clock;
+pub mod consolidator;
 pub mod context_block;
 pub mod control_chars;
 pub mod download;
@@ -74,6 +78,7 @@ pub mod heartbeat;
 pub mod hooks;
 pub mod jsonl;
 pub mod lessons_file;
+pub mod llm;
 pub mod memory_files;
 pub mod migration;
 pub mod security;

@@ -24,6 +24,8 @@ pub enum BenchCommand {
     Locomo(super::bench_locomo::LocomoArgs),
     /// Context builder latency on a realistic data home.
     Context(super::bench_context::ContextArgs),
+    /// Local chat model consolidations per minute and parse rate.
+    Consolidate(super::bench_consolidate::ConsolidateArgs),
 }
 
 /// Options of `kirocrew bench embed`.
@@ -176,6 +178,7 @@ pub(super) fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Embed(args) => args,
         BenchCommand::Locomo(args) => return super::bench_locomo::run(args),
         BenchCommand::Context(args) => return super::bench_context::run(args),
+        BenchCommand::Consolidate(args) => return super::bench_consolidate::run(args),
     };
     if !args.model.is_file() {
         bail!("--model {} is not a file", args.model.display());

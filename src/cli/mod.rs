@@ -7,6 +7,7 @@
 //! `error: …` line to stderr and exit 1; usage errors exit 2.
 
 mod bench;
+mod bench_consolidate;
 mod bench_context;
 mod bench_locomo;
 mod config_cmd;

@@ -25,7 +25,13 @@ use serde_json::{Map, Value};
 pub const DEFAULTS_JSON: &str = include_str!("../../config/defaults.json");
 
 /// Reference environment names that map onto config keys.
-pub const ENV_ALIASES: &[(&str, &str)] = &[("KIROCREW_LOG_FORMAT", "log.format")];
+pub const ENV_ALIASES: &[(&str, &str)] = &[
+    ("KIROCREW_LOG_FORMAT", "log.format"),
+    ("KIROCREW_LLM_BASE_URL", "consolidation.llm_base_url"),
+    ("KIROCREW_LLM_MODEL", "consolidation.llm_model"),
+    ("KIROCREW_LLM_API_KEY", "consolidation.llm_api_key"),
+    ("KIROCREW_CHAT_MODEL_PATH", "consolidation.chat_model_path"),
+];
 
 mod error;
 mod settings;
@@ -34,8 +40,8 @@ mod tests;
 
 pub use error::ConfigError;
 pub use settings::{
-    AuthSettings, ChannelSettings, LogSettings, MemorySettings, SecuritySettings, ServerSettings,
-    Settings, SkillsSettings,
+    AuthSettings, ChannelSettings, ConsolidationConfig, LogSettings, MemorySettings,
+    SecuritySettings, ServerSettings, Settings, SkillsSettings,
 };
 
 /// The merged configuration.

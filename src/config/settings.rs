@@ -34,6 +34,60 @@ pub struct Settings {
     pub context: ContextConfig,
     /// Skills.
     pub skills: SkillsSettings,
+    /// The consolidator and its model.
+    pub consolidation: ConsolidationConfig,
+}
+
+/// `consolidation.*`: which model consolidates. An endpoint
+/// (`llm_base_url` + `llm_model`, env `KIROCREW_LLM_BASE_URL`,
+/// `KIROCREW_LLM_MODEL`, `KIROCREW_LLM_API_KEY`) wins; otherwise the local
+/// GGUF `chat_model_path` (env `KIROCREW_CHAT_MODEL_PATH`); otherwise the
+/// default model file under `models/`.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConsolidationConfig {
+    /// Consolidate at all (off: no run is ever started).
+    pub enabled: bool,
+    /// OpenAI-compatible API root (e.g. `http://127.0.0.1:11434/v1`).
+    pub llm_base_url: String,
+    /// The endpoint's model name.
+    pub llm_model: String,
+    /// Bearer token for the endpoint (empty: none).
+    pub llm_api_key: String,
+    /// `json_schema`, `json_object` or `off`.
+    pub llm_json_mode: String,
+    /// Deadline of one endpoint attempt.
+    pub llm_timeout_secs: u64,
+    /// Endpoint attempts after the first.
+    pub llm_retries: u32,
+    /// Largest endpoint response read.
+    pub llm_max_response_bytes: u64,
+    /// A local chat GGUF.
+    pub chat_model_path: String,
+    /// The local model's context, in tokens.
+    pub chat_ctx_tokens: u32,
+    /// llama.cpp threads for the local model.
+    pub chat_threads: u32,
+    /// Most tokens an answer may take.
+    pub max_answer_tokens: u32,
+    /// Characters of transcript a prompt carries, at most.
+    pub transcript_chars: usize,
+}
+
+impl std::fmt::Debug for ConsolidationConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The API key never reaches a log.
+        f.debug_struct("ConsolidationConfig")
+            .field("enabled", &self.enabled)
+            .field("llm_base_url", &self.llm_base_url)
+            .field("llm_model", &self.llm_model)
+            .field(
+                "llm_api_key",
+                &(!self.llm_api_key.is_empty()).then_some("<set>"),
+            )
+            .field("chat_model_path", &self.chat_model_path)
+            .finish_non_exhaustive()
+    }
 }
 
 /// `skills.*`
@@ -222,6 +276,61 @@ impl Settings {
             return bad(
                 "log.format",
                 format!("{:?} is not \"text\" or \"json\"", self.log.format),
+            );
+        }
+        let c = &self.consolidation;
+        if kirocrew_actors::llm::JsonMode::parse(&c.llm_json_mode).is_none() {
+            return bad(
+                "consolidation.llm_json_mode",
+                format!(
+                    "{:?} is not json_schema, json_object or off",
+                    c.llm_json_mode
+                ),
+            );
+        }
+        if c.llm_base_url.trim().is_empty() != c.llm_model.trim().is_empty() {
+            return bad(
+                "consolidation.llm_model",
+                "llm_base_url and llm_model are set together".into(),
+            );
+        }
+        if !(1..=3_600).contains(&c.llm_timeout_secs) {
+            return bad(
+                "consolidation.llm_timeout_secs",
+                "must be between 1 and 3600".into(),
+            );
+        }
+        if c.llm_retries > 10 {
+            return bad("consolidation.llm_retries", "must be at most 10".into());
+        }
+        if !(1_024..=64 * 1024 * 1024).contains(&c.llm_max_response_bytes) {
+            return bad(
+                "consolidation.llm_max_response_bytes",
+                "must be between 1024 and 67108864".into(),
+            );
+        }
+        if !(512..=131_072).contains(&c.chat_ctx_tokens) {
+            return bad(
+                "consolidation.chat_ctx_tokens",
+                "must be between 512 and 131072".into(),
+            );
+        }
+        if !(1..=64).contains(&c.chat_threads) {
+            return bad(
+                "consolidation.chat_threads",
+                "must be between 1 and 64".into(),
+            );
+        }
+        if !(64..=32_768).contains(&c.max_answer_tokens) {
+            return bad(
+                "consolidation.max_answer_tokens",
+                "must be between 64 and 32768".into(),
+            );
+        }
+        if !(500..=1_000_000).contains(&c.transcript_chars) {
+            return bad(
+                "consolidation.transcript_chars",
+                "must be between 500 and 1000000".into(),
             );
         }
         if !(1..=60_000).contains(&self.context.embed_deadline_ms) {

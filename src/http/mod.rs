@@ -17,6 +17,7 @@ pub mod health;
 pub mod hooks;
 pub mod lessons;
 pub mod linger;
+pub mod memory_consolidation;
 pub mod memory_embeddings;
 pub mod memory_episodic;
 pub mod memory_events;
@@ -40,6 +41,7 @@ use crate::error::ApiError;
 use crate::home::DataHome;
 use crate::memory_layers::MemoryLayers;
 use kirocrew_actors::channel_history::ChannelHistoryHandle;
+use kirocrew_actors::consolidator::ConsolidatorHandle;
 use kirocrew_actors::hooks::HookRunnerHandle;
 use kirocrew_actors::lessons_file::LessonFile;
 use kirocrew_actors::security_log::SecurityLogHandle;
@@ -78,6 +80,8 @@ pub struct AppState {
     pub safe_reader: SafeReader,
     /// Session transcripts.
     pub transcripts: TranscriptsHandle,
+    /// The consolidator (prefs path per 30 messages, history path on idle).
+    pub consolidator: ConsolidatorHandle,
 }
 
 impl AppState {
@@ -130,5 +134,6 @@ pub fn config_api(cfg: &mut web::ServiceConfig, settings: &Settings) {
     security::config_security(cfg);
     hooks::config_hooks(cfg);
     sessions::config_sessions(cfg);
+    memory_consolidation::config_consolidation(cfg);
     channels::config_channels(cfg);
 }

@@ -9,7 +9,8 @@
 //!   runtime_source?, user?}` → for a user message `{context, message,
 //!   auto_reply?, blocked, reason?, receipt, turns}`, otherwise `{ok,
 //!   turns}`. Every accepted message is appended to the session transcript
-//!   (`sessions/<key>.jsonl`) for the consolidator. A message whose sender
+//!   (`sessions/<key>.jsonl`) for the consolidator, which is told about it
+//!   (every 30 messages it starts the prefs path in the background). A message whose sender
 //!   the gateway says is not authorized is refused (403
 //!   `sender_not_authorized`) and recorded as a security event: it never
 //!   reaches the agent or the transcript.
@@ -185,7 +186,9 @@ async fn message(
     };
     if role != Role::User {
         let meta = state.transcripts.append(turn).await?;
-        return Ok(HttpResponse::Ok().json(json!({"ok": true, "turns": meta.turns})));
+        let turns = meta.turns;
+        note_turn(&state, meta).await;
+        return Ok(HttpResponse::Ok().json(json!({"ok": true, "turns": turns})));
     }
     check_text(
         "text",
@@ -209,11 +212,26 @@ async fn message(
     let turns = if built.blocked {
         None
     } else {
-        Some(state.transcripts.append(turn).await?.turns)
+        let meta = state.transcripts.append(turn).await?;
+        let turns = meta.turns;
+        note_turn(&state, meta).await;
+        Some(turns)
     };
     let mut out = serde_json::to_value(&built).map_err(|e| ApiError::internal("encode", &e))?;
     if let Some(fields) = out.as_object_mut() {
         fields.insert("turns".into(), json!(turns));
     }
     Ok(HttpResponse::Ok().json(out))
+}
+
+/// Tells the consolidator a turn was recorded (it starts the prefs path
+/// every 30 messages, in the background). Consolidation never fails a
+/// message: a consolidator error is logged and the message goes on.
+async fn note_turn(state: &AppState, meta: kirocrew_actors::transcripts::SessionMeta) {
+    if !state.settings.consolidation.enabled {
+        return;
+    }
+    if let Err(e) = state.consolidator.note_turn(meta).await {
+        tracing::warn!(error = %e, "consolidator not told about a turn");
+    }
 }

@@ -4,8 +4,11 @@
 
 mod auth;
 mod channels;
+#[path = "../../actors/tests/common/chat_server.rs"]
+mod chat_server;
 mod cli;
 mod config;
+mod consolidation;
 mod cpu_modules;
 mod embeddings;
 mod episodic;

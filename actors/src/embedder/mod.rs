@@ -20,7 +20,7 @@ mod backend;
 mod bf16;
 mod cache;
 mod handle;
-mod llama;
+pub(crate) mod llama;
 mod messages;
 mod pack;
 mod profile;

@@ -13,7 +13,7 @@ use llama_cpp_2::llama_backend::LlamaBackend;
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::token::LlamaToken;
 
-use super::kernels::cpu_backend;
+use super::kernels::{cpu_backend, cpu_backend_for, model_types};
 use crate::embedder::backend::EmbedError;
 use crate::embedder::profile::EmbeddingProfile;
 
@@ -88,6 +88,17 @@ pub(super) fn llama_backend() -> Result<&'static LlamaBackend, EmbedError> {
         })
         .as_ref()
         .map_err(|e| EmbedError::Load(format!("llama.cpp backend: {e}")))
+}
+
+/// The llama.cpp backend for computing with the GGUF at `path`: the CPU
+/// kernels are first proven for the model's weight types (see `kernels/`),
+/// then the process-wide backend is initialized (once). Every llama.cpp
+/// user goes through here: the embedder's loader and the chat backend
+/// (`crate::llm`).
+pub(crate) fn verified_backend(path: &Path) -> Result<&'static LlamaBackend, String> {
+    let types = model_types(path);
+    cpu_backend_for(&types).map_err(|e| format!("llama.cpp backend: {e}"))?;
+    llama_backend().map_err(|e| e.to_string())
 }
 
 /// Model id for a GGUF path: its file stem (quantizations differ slightly,

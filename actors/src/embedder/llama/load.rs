@@ -14,7 +14,7 @@ use llama_cpp_2::model::LlamaModel;
 
 use super::super::bf16;
 use super::super::profile::{detect, ModelFacts, Pooling};
-use super::config::{llama_backend, Job, LlamaConfig, Loaded, Weights};
+use super::config::{verified_backend, Job, LlamaConfig, Loaded, Weights};
 use super::worker::{worker, WorkerSettings};
 
 pub(super) fn load(config: &LlamaConfig) -> Result<Loaded, String> {
@@ -25,9 +25,7 @@ pub(super) fn load(config: &LlamaConfig) -> Result<Loaded, String> {
     }
     // The CPU kernels must be proven for this model's weight types before
     // anything computes with them (see `kernels/`).
-    let types = super::kernels::model_types(&config.path);
-    super::kernels::cpu_backend_for(&types).map_err(|e| format!("llama.cpp backend: {e}"))?;
-    let backend = llama_backend().map_err(|e| e.to_string())?;
+    let backend = verified_backend(&config.path)?;
     let (model, weights) = open_model(backend, config)?;
     let arch = model
         .meta_val_str("general.architecture")

@@ -60,7 +60,7 @@ use llama_cpp_2::token::LlamaToken;
 use super::backend::{BackendStatus, EmbedError, EmbedKind, EmbeddingBackend};
 use super::pack::split_by_weight;
 
-mod config;
+pub(crate) mod config;
 mod cpu_backend;
 pub mod kernels;
 mod load;

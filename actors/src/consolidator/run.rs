@@ -1,0 +1,186 @@
+//! One consolidation run of one path for one session (plain async code,
+//! run as a task the actor spawns, never on its mailbox turn):
+//!
+//! 1. read the turns from the path's offset on;
+//! 2. ask the model on a blocking thread (network or inference);
+//! 3. parse the answer against the path's schema — a malformed or
+//!    truncated answer ends the run here, nothing written;
+//! 4. drop the items over the caps (logged);
+//! 5. write every kept item through its normal writer with source
+//!    `consolidation` (validation, confidence gate, injection screen,
+//!    dedup, audit all apply; a refused item is logged and counted);
+//! 6. history path only: persist the marker, then offer the session to
+//!    the `after_consolidation` step.
+//!
+//! The history entry is written before anything else of the history
+//! path, so a failing history file stops the run before any item lands.
+
+use crate::clock::format_ts;
+use crate::llm::{LlmError, LlmRequest};
+use crate::memory_files::Layer;
+use crate::vector_store::episodic::EpisodicWrite;
+use crate::vector_store::lessons::LessonWrite;
+use crate::vector_store::{SemanticWrite, VectorStoreError};
+
+use super::error::ConsolidatorError;
+use super::prompt::{system_prompt, user_prompt};
+use super::schema::{
+    answer_schema, apply_caps, parse_answer, ConsolidationAnswer, ConsolidationPath,
+};
+use super::types::{ConsolidatedSession, ConsolidatorConfig, RunReport, SOURCE};
+
+/// Runs `path` for `key` over the turns from `from` on.
+pub(crate) async fn run_path(
+    config: &ConsolidatorConfig,
+    key: &str,
+    path: ConsolidationPath,
+    from: u64,
+) -> Result<RunReport, ConsolidatorError> {
+    let (turns, meta) = config.transcripts.turns_since(key, from).await?;
+    if meta.is_none() {
+        return Err(ConsolidatorError::UnknownSession(key.to_owned()));
+    }
+    let upto = from + turns.len() as u64;
+    let mut report = RunReport {
+        path: Some(path),
+        turns: turns.len() as u64,
+        upto,
+        ..RunReport::default()
+    };
+    if turns.is_empty() {
+        return Ok(report);
+    }
+    let markdown = path == ConsolidationPath::Prefs
+        && !config.migrated.load(std::sync::atomic::Ordering::Acquire);
+    let documents = if markdown {
+        Some((
+            config.files.layer(Layer::Preferences).await?,
+            config.files.layer(Layer::Projects).await?,
+        ))
+    } else {
+        None
+    };
+    let request = LlmRequest {
+        system: system_prompt(path, markdown),
+        user: user_prompt(
+            &turns,
+            documents.as_ref().map(|(p, q)| (p.as_str(), q.as_str())),
+            config.settings.transcript_chars,
+        ),
+        schema: answer_schema(path, markdown),
+        max_tokens: config.settings.max_tokens,
+    };
+    let llm = config.llm.clone();
+    let text = tokio::task::spawn_blocking(move || llm.complete(&request))
+        .await
+        .map_err(|e| ConsolidatorError::Model(LlmError::Generation(e.to_string())))?
+        .map_err(ConsolidatorError::Model)?;
+    let mut answer = parse_answer(&text, path, markdown).map_err(|e| {
+        tracing::warn!(session = key, ?path, error = %e, "consolidation answer refused; nothing written");
+        ConsolidatorError::Answer(e)
+    })?;
+    report.dropped = apply_caps(&mut answer);
+    match path {
+        ConsolidationPath::Prefs => write_prefs(config, answer, markdown, &mut report).await?,
+        ConsolidationPath::History => {
+            write_history(config, answer, &mut report).await?;
+            config.transcripts.mark_consolidated(key, upto).await?;
+            if let Some(after) = &config.after_consolidation {
+                after.offer(&ConsolidatedSession {
+                    session: key.to_owned(),
+                    upto,
+                    report: report.clone(),
+                });
+            }
+        }
+    }
+    tracing::info!(session = key, ?path, ?report, "consolidated");
+    Ok(report)
+}
+
+fn refused(report: &mut RunReport, what: &str, error: &dyn std::fmt::Display) {
+    tracing::info!(what, %error, "consolidation item refused by its writer");
+    report.refused += 1;
+}
+
+async fn write_prefs(
+    config: &ConsolidatorConfig,
+    answer: ConsolidationAnswer,
+    markdown: bool,
+    report: &mut RunReport,
+) -> Result<(), ConsolidatorError> {
+    if markdown {
+        // Both documents are checked before either replaces its file.
+        if let (Some(preferences), Some(projects)) =
+            (&answer.preferences_update, &answer.projects_update)
+        {
+            config
+                .files
+                .replace_layer(Layer::Preferences, preferences)
+                .await?;
+            config
+                .files
+                .replace_layer(Layer::Projects, projects)
+                .await?;
+            report.documents = true;
+        }
+    }
+    for item in answer.semantic {
+        let write = SemanticWrite {
+            key: item.key,
+            value: serde_json::Value::String(item.value),
+            confidence: item.confidence,
+            source: SOURCE.into(),
+        };
+        match config.store.write_semantic(write).await {
+            Ok(_) => report.semantic += 1,
+            Err(e) => refused(report, "semantic", &e),
+        }
+    }
+    Ok(())
+}
+
+async fn write_history(
+    config: &ConsolidatorConfig,
+    answer: ConsolidationAnswer,
+    report: &mut RunReport,
+) -> Result<(), ConsolidatorError> {
+    if let Some(history) = answer.history.as_deref().map(str::trim) {
+        if !history.is_empty() {
+            config.files.append_history(history).await?;
+            report.history = true;
+        }
+    }
+    for item in answer.episodic {
+        let mut write = EpisodicWrite::new(item.text, SOURCE);
+        write.importance = item.importance;
+        write.tags = item.tags;
+        match config.store.write_episodic(write).await {
+            Ok(_) => report.episodic += 1,
+            Err(e) => refused(report, "episodic", &e),
+        }
+    }
+    for item in answer.lessons {
+        let write = LessonWrite {
+            rule: item.rule,
+            negative: item.negative,
+            category: item.category,
+            source: SOURCE.into(),
+            confidence: 0.8,
+        };
+        match config.store.write_lesson(write.clone()).await {
+            Ok(_) => report.lessons += 1,
+            // Vector memory is not there: lessons.jsonl, through the
+            // file's own checks (spec: "Lesson Extraction from Chat").
+            Err(VectorStoreError::Unavailable(_) | VectorStoreError::Database(_)) => {
+                let now = format_ts(config.clock.now());
+                match config.lessons_file.add(&write, &now) {
+                    Ok(_) => report.lessons += 1,
+                    Err(e) => refused(report, "lesson", &e),
+                }
+            }
+            Err(e) => refused(report, "lesson", &e),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,25 @@
+//! # LLM clients: the model behind consolidation
+//!
+//! Not an actor: [`LlmClient`] is one blocking, schema-constrained chat
+//! completion, with two real backends (spec: "Consolidation"; issue 14):
+//!
+//! - [`LocalChat`] (`local.rs`, `generate.rs`): a chat GGUF run in process
+//!   by llama.cpp with a GBNF grammar derived from the answer's JSON Schema
+//!   (`grammar.rs`) — the default, so consolidation needs no server;
+//! - [`OpenAiClient`] (`openai.rs`): an OpenAI-compatible
+//!   `/chat/completions` endpoint over ureq, with a deadline, retries with
+//!   backoff, a response-size cap and the schema as its JSON mode.
+//!
+//! Used by the `Consolidator` actor, which calls [`LlmClient::complete`]
+//! on a blocking thread, and by `kirocrew bench consolidate`.
+
+mod client;
+mod generate;
+pub mod grammar;
+mod local;
+mod openai;
+
+pub use client::{LlmClient, LlmError, LlmRequest, ModelInfo, SharedLlm};
+pub use grammar::schema_grammar;
+pub use local::{LocalChat, LocalChatConfig};
+pub use openai::{JsonMode, OpenAiClient, OpenAiConfig};
