@@ -2,11 +2,11 @@
 //! subscribed to the heartbeat's idle checks (spec: "Consolidation";
 //! issue 14).
 //!
-//! The model resolves as: an OpenAI-compatible endpoint when
-//! `consolidation.llm_base_url` and `llm_model` are set (env
-//! `KIROCREW_LLM_BASE_URL`, `KIROCREW_LLM_MODEL`, `KIROCREW_LLM_API_KEY`)
-//! > the local GGUF `consolidation.chat_model_path`
-//! (`KIROCREW_CHAT_MODEL_PATH`) > the default chat model file
+//! The model resolves, first match wins: an OpenAI-compatible endpoint
+//! when `consolidation.llm_base_url` and `llm_model` are set (env
+//! `KIROCREW_LLM_BASE_URL`, `KIROCREW_LLM_MODEL`, `KIROCREW_LLM_API_KEY`);
+//! then the local GGUF `consolidation.chat_model_path`
+//! (`KIROCREW_CHAT_MODEL_PATH`); then the default chat model file
 //! `$KIROCREW_HOME/models/` [`DEFAULT_CHAT_MODEL_FILE`]. Until a local file
 //! is there and loaded, runs answer "not ready" and are retried by the
 //! next trigger; no message ever waits for the model.

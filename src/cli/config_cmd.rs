@@ -34,9 +34,10 @@ pub(super) fn run(home: DataHome, cmd: ConfigCommand) -> anyhow::Result<ExitCode
     match cmd {
         ConfigCommand::Get { key } => {
             let loaded = super::load_config(&home)?;
+            let shown = config::redacted(&loaded.effective);
             let value = match &key {
-                Some(key) => config::get_value(&loaded.effective, key)?,
-                None => &loaded.effective,
+                Some(key) => config::get_value(&shown, key)?,
+                None => &shown,
             };
             match value {
                 serde_json::Value::String(s) => println!("{s}"),

@@ -290,6 +290,30 @@ fn parse_raw(default: &Value, raw: &str) -> Result<Value, String> {
     Ok(value)
 }
 
+/// `value` with every non-empty secret (a key whose name contains
+/// `api_key` or `token`) replaced by `"[redacted]"`, for printing: a
+/// terminal or a console transcript is not where a credential belongs (it
+/// stays readable in config.json or the environment that set it).
+pub fn redacted(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let secret = (k.contains("api_key") || k.contains("token"))
+                        && v.as_str().is_some_and(|s| !s.is_empty());
+                    let shown = if secret {
+                        Value::String("[redacted]".into())
+                    } else {
+                        redacted(v)
+                    };
+                    (k.clone(), shown)
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 /// The compiled-in default of `key`, if it is a config key.
 pub fn default_value(key: &str) -> Option<Value> {
     lookup(&defaults(), key).cloned()

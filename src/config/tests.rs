@@ -141,3 +141,12 @@ fn malformed_config_file_is_a_clear_error() {
         "{not json"
     );
 }
+
+#[test]
+fn secrets_are_redacted_for_printing() {
+    let doc = serde_json::json!({"consolidation": {"llm_api_key": "sk-secret", "llm_model": "m"}, "x": {"token": ""}});
+    let shown = super::redacted(&doc);
+    assert_eq!(shown["consolidation"]["llm_api_key"], "[redacted]");
+    assert_eq!(shown["consolidation"]["llm_model"], "m");
+    assert_eq!(shown["x"]["token"], "", "empty values are not secrets");
+}

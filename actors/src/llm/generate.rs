@@ -122,8 +122,8 @@ fn generate(
     batch.add_sequence(&tokens, 0, false).map_err(generation)?;
     ctx.decode(&mut batch).map_err(generation)?;
     let mut bytes = Vec::new();
-    let mut pos = tokens.len() as i32;
-    for _ in 0..budget {
+    let start = i32::try_from(tokens.len()).map_err(generation)?;
+    for pos in (start..).take(budget) {
         // `sample` also accepts the token (the grammar advances).
         let token = sampler.sample(ctx, batch.n_tokens() - 1);
         if vocab.is_eog(token) {
@@ -133,7 +133,6 @@ fn generate(
         bytes.extend(vocab.token_to_piece(token, false, None));
         batch.clear();
         batch.add(token, pos, &[0], true).map_err(generation)?;
-        pos += 1;
         ctx.decode(&mut batch).map_err(generation)?;
     }
     Err(LlmError::Truncated)
