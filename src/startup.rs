@@ -168,7 +168,8 @@ impl Application {
             settings: Arc::clone(&settings),
             embeddings: embeddings.clone(),
             layers: layers.clone(),
-            lessons_file: LessonFile::new(home.lessons_file()),
+            lessons_file: LessonFile::new(home.lessons_file())
+                .with_security_log(security_log.clone()),
             security_log,
             skills: skills.clone(),
             hooks,

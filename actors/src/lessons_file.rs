@@ -121,12 +121,24 @@ pub enum LessonFileError {
 #[derive(Debug, Clone)]
 pub struct LessonFile {
     path: PathBuf,
+    /// Where a blocked write is also recorded (as every memory writer's
+    /// blocks are), when the owner attached one.
+    security_log: Option<crate::security_log::SecurityLogHandle>,
 }
 
 impl LessonFile {
     /// The file at `path` (need not exist yet).
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        Self { path: path.into() }
+        Self {
+            path: path.into(),
+            security_log: None,
+        }
+    }
+
+    /// Also records every injection block as a security event.
+    pub fn with_security_log(mut self, log: crate::security_log::SecurityLogHandle) -> Self {
+        self.security_log = Some(log);
+        self
     }
 
     /// The file's path.
@@ -199,6 +211,16 @@ impl LessonFile {
                 pattern,
                 "lessons.jsonl write blocked by injection screening"
             );
+            if let Some(log) = &self.security_log {
+                let snippet =
+                    crate::security::redact::redact(&lesson_text(&rule, negative.as_deref()));
+                log.record_later(crate::security_log::SecurityEvent::new(
+                    "injection_blocked",
+                    &write.source,
+                    "blocked",
+                    serde_json::json!({"memory_type": "lesson", "rule": pattern, "stored_in": "lessons.jsonl", "snippet": snippet}),
+                ));
+            }
             return Err(LessonFileError::InjectionDetected { pattern });
         }
         let key = lesson_key(&rule);

@@ -67,7 +67,11 @@ pub(super) fn run(home: DataHome, cmd: LearnCommand) -> anyhow::Result<ExitCode>
                     "warning: memory.db is not available ({e}); using {}",
                     home.lessons_file().display()
                 );
-                return run_on_file(&LessonFile::new(home.lessons_file()), cmd);
+                let log = super::security::start_log(&home, &settings);
+                let file = LessonFile::new(home.lessons_file()).with_security_log(log.clone());
+                let result = run_on_file(&file, cmd);
+                log.flush().await.context("writing the security log")?;
+                return result;
             }
         };
         let embedder = if matches!(cmd, LearnCommand::Add { .. }) {

@@ -322,5 +322,21 @@ async fn post_falls_back_to_lessons_jsonl_with_the_same_checks_when_memory_db_is
     let file = std::fs::read_to_string(app.home_path().join("lessons.jsonl")).unwrap();
     assert_eq!(file.lines().count(), 1, "{file}");
     assert!(file.contains("\"rule\":\"always use dark mode\""), "{file}");
+    // The block on the fallback path is a security event too.
+    let mut blocked = Value::Null;
+    for _ in 0..50 {
+        blocked = app
+            .get_json("/api/security/events?category=injection_blocked")
+            .await["events"]
+            .clone();
+        if blocked.as_array().is_some_and(|e| !e.is_empty()) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        blocked[0]["detail"]["stored_in"], "lessons.jsonl",
+        "{blocked}"
+    );
     assert!(file.contains("\"category\":\"preference\""), "{file}");
 }
