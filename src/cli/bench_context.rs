@@ -110,6 +110,7 @@ async fn measure(
     let keyword = super::context::local_sources(home, &settings, store.clone())?;
     let mut cases = json!({});
     cases["no_embed"] = run_cases(&keyword, questions, args.iterations).await;
+    report["session_parts_no_embed"] = parts(&keyword, questions, args.iterations.min(100)).await;
     if let Some(model) = &args.model {
         let mut config = LlamaConfig::new(model.clone());
         config.workers = 2;
@@ -189,6 +190,54 @@ async fn run_cases(src: &ContextSources, questions: &[Question], n: usize) -> Va
         message.push(t.elapsed());
     }
     json!({"session": stats(session), "message": stats(message), "sample_receipt": sample})
+}
+
+/// Where a session build's time goes: each source asked alone, in turn
+/// (the build asks them concurrently, so these add up to more than it).
+async fn parts(src: &ContextSources, questions: &[Question], n: usize) -> Value {
+    use kirocrew_actors::memory_files::ContextCaps;
+    let caps = crate::context::caps::resolve_caps(None);
+    let mut times: std::collections::BTreeMap<&str, Vec<Duration>> = Default::default();
+    for i in 0..n {
+        let q = &questions[(2 * i) % questions.len()].question;
+        let none = kirocrew_actors::vector_store::QueryEmbedding::none();
+        let mut time =
+            |name: &'static str, t: Instant| times.entry(name).or_default().push(t.elapsed());
+        let t = Instant::now();
+        let _ = src.store.semantic_block(q, caps.semantic, &none).await;
+        time("semantic", t);
+        let t = Instant::now();
+        let _ = src
+            .store
+            .episodic_block(q, caps.episodic_inject(), &none)
+            .await;
+        time("episodic", t);
+        let t = Instant::now();
+        let _ = src.store.lessons_block(q, caps.lessons, &none).await;
+        time("lessons", t);
+        let t = Instant::now();
+        let _ = src
+            .files
+            .context(ContextCaps {
+                preferences: caps.preferences,
+                projects: caps.projects,
+                history: caps.daily_history,
+            })
+            .await;
+        time("markdown_layers", t);
+        let t = Instant::now();
+        let _ = src.skills.session_skills(caps.skills).await;
+        time("skills", t);
+        let t = Instant::now();
+        let _ = src.transcripts.sessions().await;
+        time("transcripts", t);
+    }
+    Value::Object(
+        times
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), stats(v)))
+            .collect(),
+    )
 }
 
 fn summarize(receipt: &crate::context::Receipt) -> Value {

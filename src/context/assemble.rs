@@ -17,7 +17,40 @@ pub(crate) struct Assembly {
     sections: Vec<SectionReceipt>,
 }
 
+/// Sections gathered apart (concurrently) and appended later in order.
+#[derive(Debug, Default)]
+pub(crate) struct Parts(
+    Vec<(
+        &'static str,
+        &'static str,
+        Option<usize>,
+        String,
+        Vec<BlockItem>,
+    )>,
+);
+
+impl Parts {
+    /// Queues a section (see [`Assembly::push`]).
+    pub(crate) fn push(
+        &mut self,
+        name: &'static str,
+        group: &'static str,
+        cap: Option<usize>,
+        text: &str,
+        items: Vec<BlockItem>,
+    ) {
+        self.0.push((name, group, cap, text.to_owned(), items));
+    }
+}
+
 impl Assembly {
+    /// Appends gathered sections in their order.
+    pub(crate) fn extend(&mut self, parts: Parts) {
+        for (name, group, cap, text, items) in parts.0 {
+            self.push(name, group, cap, &text, items);
+        }
+    }
+
     /// Appends a section. An empty text adds nothing to the context but
     /// its items still go into the receipt (so a dropped candidate is
     /// accounted for).

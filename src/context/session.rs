@@ -9,7 +9,7 @@ use kirocrew_actors::context_block::BlockItem;
 use kirocrew_actors::memory_files::{ContextCaps, ContextSection};
 use kirocrew_actors::vector_store::{QueryEmbedding, VectorStoreHandle};
 
-use super::assemble::Assembly;
+use super::assemble::{Assembly, Parts};
 use super::caps::{resolve_caps, ResolvedCaps};
 use super::conduct::{date_section, language_section, workspace_section, Runtime, CRITICAL_RULES};
 use super::groups::ContextGroups;
@@ -104,7 +104,32 @@ pub async fn build_session_context(src: &ContextSources, req: &SessionRequest) -
     }
 
     push_conduct(&mut a, src, req, &groups);
-    let (text, items) = super::skills::session_section(&src.skills, caps.skills).await;
+    // The owners answer concurrently; the sections go in in spec order.
+    let (skills, project, memory, lessons) = tokio::join!(
+        super::skills::session_section(&src.skills, caps.skills),
+        async {
+            let mut parts = Parts::default();
+            if groups.project {
+                push_project(&mut parts, src, req, &caps).await;
+            }
+            parts
+        },
+        async {
+            let mut parts = Parts::default();
+            if groups.memory {
+                push_memory(&mut parts, src, req, &caps, &query).await;
+            }
+            parts
+        },
+        async {
+            if groups.lessons {
+                Some(lessons_section(&src.store, &req.message, caps.lessons, &query).await)
+            } else {
+                None
+            }
+        },
+    );
+    let (text, items) = skills;
     a.push("skills", "conduct", Some(caps.skills), &text, items);
     if let Some(prompt) = req.agent_prompt.as_deref().filter(|p| !p.trim().is_empty()) {
         let text = super::lessons::cap_with_marker(
@@ -120,14 +145,9 @@ pub async fn build_session_context(src: &ContextSources, req: &SessionRequest) -
             Vec::new(),
         );
     }
-    if groups.project {
-        push_project(&mut a, src, req, &caps).await;
-    }
-    if groups.memory {
-        push_memory(&mut a, src, req, &caps, &query).await;
-    }
-    if groups.lessons {
-        let (text, items) = lessons_section(&src.store, &req.message, caps.lessons, &query).await;
+    a.extend(project);
+    a.extend(memory);
+    if let Some((text, items)) = lessons {
         a.push("lessons", "lessons", Some(caps.lessons), &text, items);
     }
 
@@ -201,7 +221,7 @@ fn push_conduct(
 }
 
 async fn push_project(
-    a: &mut Assembly,
+    a: &mut Parts,
     src: &ContextSources,
     req: &SessionRequest,
     caps: &ResolvedCaps,
@@ -217,7 +237,7 @@ async fn push_project(
 }
 
 async fn push_memory(
-    a: &mut Assembly,
+    a: &mut Parts,
     src: &ContextSources,
     req: &SessionRequest,
     caps: &ResolvedCaps,
