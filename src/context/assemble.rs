@@ -19,14 +19,15 @@ pub(crate) struct Assembly {
 
 /// Sections gathered apart (concurrently) and appended later in order.
 #[derive(Debug, Default)]
-pub(crate) struct Parts(
-    Vec<(
-        &'static str,
-        &'static str,
-        Option<usize>,
-        String,
-        Vec<BlockItem>,
-    )>,
+pub(crate) struct Parts(Vec<Pending>);
+
+/// A queued section: name, group, cap, text, items.
+type Pending = (
+    &'static str,
+    &'static str,
+    Option<usize>,
+    String,
+    Vec<BlockItem>,
 );
 
 impl Parts {
