@@ -124,15 +124,12 @@ impl Application {
             settings.hooks.clone(),
         );
         let sensitive_paths = home.sensitive_paths();
-        let channels = ChannelHistoryHandle::start(ChannelHistoryConfig {
-            history_dir: home.history_dir(),
-            observe_max_entries: settings.channels.observe_max_messages as usize,
-            observe_ttl: settings.channels.observe_ttl(),
-            clock: system_clock(),
-            monotonic: system_monotonic(),
-            security_log: security_log.clone(),
-            sensitive_paths: sensitive_paths.clone(),
-        })
+        let channels = ChannelHistoryHandle::start(channel_history_config(
+            &home,
+            &settings,
+            security_log.clone(),
+            sensitive_paths.clone(),
+        ))
         .with_context(|| {
             format!(
                 "starting the channel history in {}",
@@ -297,6 +294,25 @@ pub fn security_log_config(home: &DataHome, settings: &Settings) -> SecurityLogC
         max_bytes: settings.security.log_max_bytes,
         keep: settings.security.log_keep,
         clock: system_clock(),
+    }
+}
+
+/// The channel history's configuration for `home` (the daemon and the
+/// one-shot commands that build context).
+pub fn channel_history_config(
+    home: &DataHome,
+    settings: &Settings,
+    security_log: SecurityLogHandle,
+    sensitive_paths: kirocrew_actors::sensitive_paths::SensitivePaths,
+) -> ChannelHistoryConfig {
+    ChannelHistoryConfig {
+        history_dir: home.history_dir(),
+        observe_max_entries: settings.channels.observe_max_messages as usize,
+        observe_ttl: settings.channels.observe_ttl(),
+        clock: system_clock(),
+        monotonic: system_monotonic(),
+        security_log,
+        sensitive_paths,
     }
 }
 

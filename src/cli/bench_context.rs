@@ -10,7 +10,6 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
@@ -24,7 +23,6 @@ use crate::context::{
 };
 use crate::home::DataHome;
 use kirocrew_actors::clock::{format_ts, system_clock};
-use kirocrew_actors::embedder::{EmbedderHandle, LlamaConfig, LlamaCppBackend, SharedBackend};
 use kirocrew_actors::vector_store::lessons::{LessonCategory, LessonWrite};
 use kirocrew_actors::vector_store::{run_backfill, VectorStoreHandle};
 
@@ -112,15 +110,7 @@ async fn measure(
     cases["no_embed"] = run_cases(&keyword, questions, args.iterations).await;
     report["session_parts_no_embed"] = parts(&keyword, questions, args.iterations.min(100)).await;
     if let Some(model) = &args.model {
-        let mut config = LlamaConfig::new(model.clone());
-        config.workers = 2;
-        let config = Arc::new(config);
-        let embedder = EmbedderHandle::start(Arc::new(move || {
-            Arc::new(LlamaCppBackend::new((*config).clone())) as SharedBackend
-        }));
-        if !embedder.wait_ready(Duration::from_secs(600)).await? {
-            bail!("the model did not load");
-        }
+        let embedder = super::bench_locomo::bench_embedder(model).await?;
         let embedded_store = store.clone().with_ready_embedder(embedder).await?;
         let swept = Instant::now();
         let done = run_backfill(&embedded_store, false).await?;

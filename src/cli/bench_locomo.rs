@@ -134,6 +134,21 @@ impl Tally {
     }
 }
 
+/// An embedder for a benchmark: the model at `path`, two single-threaded
+/// workers (the service's default), loaded and ready.
+pub(super) async fn bench_embedder(path: &Path) -> anyhow::Result<EmbedderHandle> {
+    let mut config = LlamaConfig::new(path.to_path_buf());
+    config.workers = 2;
+    let config = Arc::new(config);
+    let embedder = EmbedderHandle::start(Arc::new(move || {
+        Arc::new(LlamaCppBackend::new((*config).clone())) as SharedBackend
+    }));
+    if !embedder.wait_ready(Duration::from_secs(600)).await? {
+        bail!("the model did not load");
+    }
+    Ok(embedder)
+}
+
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -179,18 +194,7 @@ async fn evaluate(
     adversarial: Vec<Question>,
 ) -> anyhow::Result<Value> {
     let embedder = match &args.model {
-        Some(path) => {
-            let mut config = LlamaConfig::new(path.clone());
-            config.workers = 2;
-            let config = Arc::new(config);
-            let embedder = EmbedderHandle::start(Arc::new(move || {
-                Arc::new(LlamaCppBackend::new((*config).clone())) as SharedBackend
-            }));
-            if !embedder.wait_ready(Duration::from_secs(600)).await? {
-                bail!("the model did not load");
-            }
-            Some(embedder)
-        }
+        Some(path) => Some(bench_embedder(path).await?),
         None => None,
     };
     let mut overall = Tally::default();

@@ -15,8 +15,8 @@ use crate::context::{
     SessionRequest,
 };
 use crate::home::DataHome;
-use kirocrew_actors::channel_history::{ChannelHistoryConfig, ChannelHistoryHandle};
-use kirocrew_actors::clock::{system_clock, system_monotonic};
+use kirocrew_actors::channel_history::ChannelHistoryHandle;
+use kirocrew_actors::clock::system_clock;
 use kirocrew_actors::memory_files::{MemoryFilesConfig, MemoryFilesHandle};
 use kirocrew_actors::security_log::SecurityLogHandle;
 use kirocrew_actors::sensitive_paths::SafeReader;
@@ -113,15 +113,12 @@ pub(crate) fn local_sources(
     });
     let log = SecurityLogHandle::start(crate::startup::security_log_config(home, settings));
     let policy = home.sensitive_paths();
-    let channels = ChannelHistoryHandle::start(ChannelHistoryConfig {
-        history_dir: home.history_dir(),
-        observe_max_entries: settings.channels.observe_max_messages as usize,
-        observe_ttl: settings.channels.observe_ttl(),
-        clock: system_clock(),
-        monotonic: system_monotonic(),
-        security_log: log.clone(),
-        sensitive_paths: policy.clone(),
-    })?;
+    let channels = ChannelHistoryHandle::start(crate::startup::channel_history_config(
+        home,
+        settings,
+        log.clone(),
+        policy.clone(),
+    ))?;
     Ok(ContextSources {
         store,
         files,
