@@ -11,6 +11,7 @@ pub mod cli;
 pub mod config;
 pub mod consolidation;
 pub mod context;
+pub mod daemon_client;
 pub mod embedding;
 pub mod error;
 pub mod home;
