@@ -162,10 +162,16 @@ impl ApiError {
         }
     }
 
+    /// Whether this is our side's failure (5xx): its cause is logged and
+    /// never shown to a client.
+    pub fn is_server_error(&self) -> bool {
+        self.status_code().is_server_error()
+    }
+
     /// The message a client gets: the detail for 4xx; for 5xx a generic
     /// text with the request id, since the detail may name files, SQL or
     /// system errors.
-    fn public_message(&self, request_id: Option<&str>) -> String {
+    pub fn public_message(&self, request_id: Option<&str>) -> String {
         // By status, not variant, so a future 5xx variant is opaque too.
         let status = self.status_code();
         if !status.is_server_error() {

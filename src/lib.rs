@@ -7,6 +7,7 @@
 //! Layering: `http` and `cli` talk to actors only through their handles;
 //! `error` maps every actor error to an HTTP status and a stable code.
 
+pub mod claude_code;
 pub mod cli;
 pub mod config;
 pub mod consolidation;
@@ -16,7 +17,9 @@ pub mod embedding;
 pub mod error;
 pub mod home;
 pub mod http;
+pub mod lessons;
 pub mod lifecycle;
+pub mod mcp;
 pub mod memory_layers;
 pub mod migration;
 pub mod skills;

@@ -22,6 +22,7 @@ use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
 use anyhow::Context;
+use tokio_util::sync::CancellationToken;
 
 use crate::config::Settings;
 use crate::embedding::EmbeddingRuntime;
@@ -32,6 +33,7 @@ use crate::http::extract::{json_config, path_config, query_config};
 use crate::http::request_id::assign_request_id;
 use crate::http::{config_api, dashboard, health, linger, not_found, AppState};
 use crate::lifecycle;
+use crate::mcp::McpService;
 use crate::memory_layers::MemoryLayers;
 use kirocrew_actors::channel_history::{ChannelHistoryConfig, ChannelHistoryHandle};
 use kirocrew_actors::clock::{system_clock, system_monotonic};
@@ -66,6 +68,8 @@ pub struct Application {
     skills: SkillLedgerHandle,
     home: DataHome,
     token: String,
+    /// Ends every MCP session and stream at shutdown.
+    mcp_shutdown: CancellationToken,
 }
 
 impl Application {
@@ -176,12 +180,20 @@ impl Application {
             transcripts,
             consolidator,
         });
+        let mcp_shutdown = CancellationToken::new();
+        let mcp = McpService::new(
+            state.get_ref().clone(),
+            policy.allowed_hosts().to_vec(),
+            settings.server.body_limit_bytes,
+            mcp_shutdown.clone(),
+        );
         let body_timeout = web::Data::new(BodyTimeout(Duration::from_secs(
             settings.server.body_timeout_secs,
         )));
         let app_settings = Arc::clone(&settings);
         let server = HttpServer::new(move || {
             let settings = Arc::clone(&app_settings);
+            let mcp = mcp.clone();
             // The last `wrap` runs first: request id (so every log line and
             // error names it) → access log → guard → body deadline.
             App::new()
@@ -203,6 +215,7 @@ impl Application {
                         .configure(|cfg| config_api(cfg, &settings))
                         .default_service(web::to(not_found)),
                 )
+                .configure(|cfg| mcp.config(cfg))
                 .default_service(web::to(not_found))
         })
         .on_connect(linger::on_connect)
@@ -224,6 +237,7 @@ impl Application {
             skills,
             home,
             token,
+            mcp_shutdown,
         })
     }
 
@@ -259,6 +273,9 @@ impl Application {
             () = shutdown => {
                 tracing::info!("shutdown requested; finishing in-flight requests");
                 lifecycle::notify_stopping();
+                // Open MCP streams would otherwise hold the graceful stop
+                // until its timeout.
+                self.mcp_shutdown.cancel();
                 handle.stop(true).await;
                 serving.await
             }

@@ -26,6 +26,8 @@ pub enum BenchCommand {
     Context(super::bench_context::ContextArgs),
     /// Local chat model consolidations per minute and parse rate.
     Consolidate(super::bench_consolidate::ConsolidateArgs),
+    /// `hook claude-code` latency for UserPromptSubmit, process start included.
+    Hooks(super::bench_hooks::HooksArgs),
 }
 
 /// Options of `kirocrew bench embed`.
@@ -179,6 +181,7 @@ pub(super) fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Locomo(args) => return super::bench_locomo::run(args),
         BenchCommand::Context(args) => return super::bench_context::run(args),
         BenchCommand::Consolidate(args) => return super::bench_consolidate::run(args),
+        BenchCommand::Hooks(args) => return super::bench_hooks::run(args),
     };
     if !args.model.is_file() {
         bail!("--model {} is not a file", args.model.display());

@@ -65,6 +65,7 @@ fn session() -> Vec<Turn> {
             text: lines[i % lines.len()].to_owned(),
             channel_id: None,
             sender: None,
+            source_id: None,
         })
         .collect()
 }

@@ -47,17 +47,22 @@ pub struct ContextArgs {
     pub json: bool,
 }
 
+/// One LoCoMo memory line.
 #[derive(Deserialize)]
-struct Turn {
+pub(super) struct Turn {
     text: String,
 }
 
+/// One LoCoMo question.
 #[derive(Deserialize)]
-struct Question {
-    question: String,
+pub(super) struct Question {
+    pub(super) question: String,
 }
 
-fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &std::path::Path) -> anyhow::Result<Vec<T>> {
+/// A JSONL file of the benchmark data.
+pub(super) fn read_jsonl<T: for<'de> Deserialize<'de>>(
+    path: &std::path::Path,
+) -> anyhow::Result<Vec<T>> {
     std::fs::read_to_string(path)
         .with_context(|| format!("reading {}", path.display()))?
         .lines()
@@ -247,7 +252,8 @@ fn summarize(receipt: &crate::context::Receipt) -> Value {
     json!({"total_chars": receipt.total_chars, "ceiling": receipt.ceiling, "query_embedding": receipt.query_embedding, "sections": sections})
 }
 
-fn stats(mut samples: Vec<Duration>) -> Value {
+/// p50 / p95 / max of `samples`, in ms.
+pub(super) fn stats(mut samples: Vec<Duration>) -> Value {
     samples.sort();
     let ms = |d: Duration| (d.as_secs_f64() * 1e6).round() / 1e3;
     let at = |p: f64| {
@@ -272,7 +278,7 @@ fn pseudo_word(n: usize) -> String {
 /// Fills the home: episodic and semantic rows through the import path (one
 /// write each, no vectors; the sweep embeds them when a model is given),
 /// lessons through the lesson writer, and 180 daily history files.
-async fn seed(
+pub(super) async fn seed(
     home: &DataHome,
     store: &VectorStoreHandle,
     turns: &[Turn],

@@ -1,5 +1,5 @@
 //! The command line: `kirocrew serve | memory … | learn … | skills … | hooks … | context … |
-//! config … | doctor | bench … | security …`.
+//! config … | doctor | bench … | security … | hook … | install … | uninstall … | mcp`.
 //!
 //! Every command takes `--home` (else `$KIROCREW_HOME`, else `~/.kiro/crew`).
 //! One-shot commands open the same memory.db as a running daemon (WAL lets
@@ -9,12 +9,16 @@
 mod bench;
 mod bench_consolidate;
 mod bench_context;
+mod bench_hooks;
 mod bench_locomo;
 mod config_cmd;
 mod context;
 mod doctor;
+mod hook;
 mod hooks;
+mod install;
 mod learn;
+mod mcp;
 mod memory;
 mod memory_commands;
 mod memory_files;
@@ -72,6 +76,19 @@ pub enum Command {
     /// Measure performance.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Answer an agent's hook event (`hook claude-code`: Claude Code's hook
+    /// JSON on stdin, the answer on stdout).
+    #[command(subcommand)]
+    Hook(hook::HookCommand),
+    /// Wire kirocrew into an agent (`install claude-code`: hooks + MCP server).
+    #[command(subcommand)]
+    Install(install::IntegrationCommand),
+    /// Remove exactly what `install` added.
+    #[command(subcommand)]
+    Uninstall(install::IntegrationCommand),
+    /// The MCP server on stdin/stdout, forwarding to the running daemon
+    /// (`--start` starts one when none answers).
+    Mcp(mcp::McpArgs),
     /// Screen text for prompt injection, redact credentials (stdin → stdout),
     /// show security events, audit stored memory.
     #[command(subcommand)]
@@ -117,10 +134,23 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         other => other,
     };
     let home = DataHome::resolve(cli.home)?;
-    if let Command::Security(cmd) = command {
-        // Reads the log and stored memory: no model, no kernels.
-        return security::run_on_home(home, cmd);
+    // Clients of the daemon and settings editors: no model, no kernels
+    // (a hook runs inside the agent's time budget).
+    match command {
+        Command::Security(cmd) => return security::run_on_home(home, cmd),
+        Command::Hook(cmd) => return hook::run(home, cmd),
+        Command::Mcp(args) => return mcp::run(home, args),
+        Command::Install(install::IntegrationCommand::ClaudeCode(args)) => {
+            return install::install(&home, &args, &mut std::io::stdout().lock())
+        }
+        Command::Uninstall(install::IntegrationCommand::ClaudeCode(args)) => {
+            return install::uninstall(&home, &args, &mut std::io::stdout().lock())
+        }
+        other => run_with_kernels(home, other),
     }
+}
+
+fn run_with_kernels(home: DataHome, command: Command) -> anyhow::Result<ExitCode> {
     // Every command that may compute embeddings verifies its CPU kernels.
     let kernels = crate::embedding::kernels::install(&home);
     if matches!(command, Command::Serve(_)) {
@@ -137,7 +167,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Hooks(cmd) => hooks::run(home, cmd),
         Command::Context(cmd) => context::run(home, cmd),
         Command::Bench(cmd) => bench::run(cmd),
-        Command::ProbeCpuModule(_) | Command::Security(_) => Ok(ExitCode::SUCCESS),
+        Command::ProbeCpuModule(_)
+        | Command::Security(_)
+        | Command::Hook(_)
+        | Command::Mcp(_)
+        | Command::Install(_)
+        | Command::Uninstall(_) => Ok(ExitCode::SUCCESS),
     }
 }
 

@@ -34,11 +34,13 @@ pub const ENV_ALIASES: &[(&str, &str)] = &[
 ];
 
 mod error;
+mod integrations;
 mod settings;
 #[cfg(test)]
 mod tests;
 
 pub use error::ConfigError;
+pub use integrations::{ClaudeCodeSettings, CLAUDE_CODE_INLINE_CHARS};
 pub use settings::{
     AuthSettings, ChannelSettings, ConsolidationConfig, LogSettings, MemorySettings,
     SecuritySettings, ServerSettings, Settings, SkillsSettings,

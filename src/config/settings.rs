@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use kirocrew_actors::hooks::HookRules;
 use kirocrew_actors::vector_store::{normalize_prefix, StoreSettings};
 
-use super::ConfigError;
+use super::{ClaudeCodeSettings, ConfigError};
 
 /// The typed, validated configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,6 +36,8 @@ pub struct Settings {
     pub skills: SkillsSettings,
     /// The consolidator and its model.
     pub consolidation: ConsolidationConfig,
+    /// The Claude Code hook adapter.
+    pub claude_code: ClaudeCodeSettings,
 }
 
 /// `consolidation.*`: which model consolidates. An endpoint
@@ -350,6 +352,7 @@ impl Settings {
                 format!("{model:?}: a window must be 1000-100000000 tokens and the id non-empty"),
             );
         }
+        self.claude_code.validate()?;
         if let Err(reason) = self.hooks.validate() {
             return bad("hooks", reason);
         }

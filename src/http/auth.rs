@@ -69,6 +69,11 @@ impl AuthPolicy {
         }
     }
 
+    /// The Host header values that name this server.
+    pub fn allowed_hosts(&self) -> &[String] {
+        &self.allowed_hosts
+    }
+
     /// Rules 1 and 2 (module docs).
     fn check_request(&self, req: &ServiceRequest) -> Result<(), ApiError> {
         let host = req

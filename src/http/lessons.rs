@@ -21,10 +21,8 @@ use serde_json::json;
 
 use super::{resource, AppState};
 use crate::error::ApiError;
-use kirocrew_actors::clock::{format_ts, system_clock};
 use kirocrew_actors::lessons_file::LessonFileError;
-use kirocrew_actors::vector_store::lessons::{LessonCategory, LessonWrite};
-use kirocrew_actors::vector_store::VectorStoreError;
+use kirocrew_actors::vector_store::lessons::LessonWrite;
 
 /// Default character budget of the context preview (the reference's
 /// lessons cap at its default window).
@@ -59,34 +57,15 @@ async fn create(
     body: web::Json<CreateBody>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let category = match body.category.as_deref() {
-        None => LessonCategory::default(),
-        Some(name) => LessonCategory::parse(name).ok_or_else(|| {
-            ApiError::validation(
-                "invalid_category",
-                format!("category {name:?} is not one of tool, preference, knowledge"),
-            )
-        })?,
-    };
+    let category = crate::lessons::parse_category(body.category.as_deref())?;
     let write = LessonWrite::user(body.rule)
         .with_negative(body.negative)
         .with_category(category);
-    let (outcome, stored_in) = match state.store.write_lesson(write.clone()).await {
-        Ok(outcome) => (outcome, "memory.db"),
-        Err(e) if e.is_fatal() || matches!(e, VectorStoreError::Unavailable(_)) => {
-            tracing::warn!(error = %e, "memory.db unavailable; lesson written to lessons.jsonl");
-            let file = state.lessons_file.clone();
-            let now = format_ts(system_clock().now());
-            let outcome = web::block(move || file.add(&write, &now))
-                .await
-                .map_err(|e| ApiError::internal("lessons_file_io", &e))??;
-            (outcome, "lessons.jsonl")
-        }
-        Err(e) => return Err(e.into()),
-    };
+    let (outcome, stored_in) =
+        crate::lessons::add_lesson(&state.store, &state.lessons_file, write).await?;
     let mut body = serde_json::to_value(outcome).map_err(|e| ApiError::internal("encode", &e))?;
     if let Some(fields) = body.as_object_mut() {
-        fields.insert("stored_in".into(), stored_in.into());
+        fields.insert("stored_in".into(), stored_in.as_str().into());
     }
     Ok(HttpResponse::Created().json(body))
 }

@@ -28,6 +28,7 @@ pub mod memory_transfer;
 pub mod request_id;
 pub mod rules;
 pub mod security;
+pub mod session_import;
 pub mod sessions;
 pub mod skills;
 
@@ -134,6 +135,7 @@ pub fn config_api(cfg: &mut web::ServiceConfig, settings: &Settings) {
     security::config_security(cfg);
     hooks::config_hooks(cfg);
     sessions::config_sessions(cfg);
+    session_import::config_session_import(cfg, settings.server.import_limit_bytes);
     memory_consolidation::config_consolidation(cfg);
     channels::config_channels(cfg);
 }

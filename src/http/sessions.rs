@@ -6,14 +6,16 @@
 //!   first context.
 //! - `POST /api/sessions/{key}/messages` `{role, text, channel_id?, sender?,
 //!   authorized?, interactive?, first_message?, model?, model_window?,
-//!   runtime_source?, user?}` → for a user message `{context, message,
+//!   runtime_source?, user?, record?}` → for a user message `{context, message,
 //!   auto_reply?, blocked, reason?, receipt, turns}`, otherwise `{ok,
 //!   turns}`. Every accepted message is appended to the session transcript
 //!   (`sessions/<key>.jsonl`) for the consolidator, which is told about it
 //!   (every 30 messages it starts the prefs path in the background). A message whose sender
 //!   the gateway says is not authorized is refused (403
 //!   `sender_not_authorized`) and recorded as a security event: it never
-//!   reaches the agent or the transcript.
+//!   reaches the agent or the transcript. `record: false` builds the context
+//!   without appending the turn: for a caller that imports the transcript
+//!   itself later (the Claude Code adapter), so no turn is stored twice.
 
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
@@ -55,7 +57,7 @@ struct StartBody {
     backend: Option<String>,
 }
 
-fn check_key(key: &str) -> Result<String, ApiError> {
+pub(super) fn check_key(key: &str) -> Result<String, ApiError> {
     let key = key.trim();
     if key.is_empty()
         || key.chars().count() > kirocrew_actors::transcripts::MAX_KEY_CHARS
@@ -152,6 +154,7 @@ struct MessageBody {
     model_window: Option<u64>,
     runtime_source: Option<String>,
     user: Option<String>,
+    record: Option<bool>,
 }
 
 async fn message(
@@ -185,6 +188,9 @@ async fn message(
         user: body.user.clone(),
     };
     if role != Role::User {
+        if body.record == Some(false) {
+            return Ok(HttpResponse::Ok().json(json!({"ok": true, "turns": null})));
+        }
         let meta = state.transcripts.append(turn).await?;
         let turns = meta.turns;
         note_turn(&state, meta).await;
@@ -209,7 +215,7 @@ async fn message(
     let built = build_message(&state.context_sources(), &request).await;
     // A blocked message never reaches the agent, so it is not part of the
     // conversation either; everything else is recorded as the user wrote it.
-    let turns = if built.blocked {
+    let turns = if built.blocked || body.record == Some(false) {
         None
     } else {
         let meta = state.transcripts.append(turn).await?;
@@ -227,7 +233,7 @@ async fn message(
 /// Tells the consolidator a turn was recorded (it starts the prefs path
 /// every 30 messages, in the background). Consolidation never fails a
 /// message: a consolidator error is logged and the message goes on.
-async fn note_turn(state: &AppState, meta: kirocrew_actors::transcripts::SessionMeta) {
+pub(super) async fn note_turn(state: &AppState, meta: kirocrew_actors::transcripts::SessionMeta) {
     if !state.settings.consolidation.enabled {
         return;
     }

@@ -6,6 +6,7 @@ mod auth;
 mod channels;
 #[path = "../../actors/tests/common/chat_server.rs"]
 mod chat_server;
+mod claude_code;
 mod cli;
 mod config;
 mod consolidation;
@@ -17,6 +18,7 @@ mod helpers;
 mod hooks;
 mod lessons;
 mod lifecycle;
+mod mcp;
 mod memory_files;
 mod security;
 mod security_cli;

@@ -124,6 +124,7 @@ mod tests {
             text: text.into(),
             channel_id: None,
             sender: None,
+            source_id: None,
         }
     }
 

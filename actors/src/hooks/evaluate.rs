@@ -29,13 +29,14 @@ pub(crate) async fn decide_tool_call(
     call: &ToolCall,
     limit: &Arc<Semaphore>,
 ) -> ToolDecision {
-    let config = snapshot.rules.evaluate_tool(&call.tool_name);
+    let config = snapshot.rules.evaluate_tool(&call.tool_name, &call.input);
     if let ToolVerdict::Deny(pattern) = &config {
         return ToolDecision {
             decision: Permission::Deny,
             reason: format!(
                 "tool {} matches auto_deny_tools pattern {pattern:?}",
-                call.tool_name
+                super::rule_form::rule_form(&call.tool_name, &call.input)
+                    .unwrap_or_else(|| call.tool_name.clone())
             ),
             matched: vec![format!("auto_deny_tools:{pattern}")],
             updated_input: None,

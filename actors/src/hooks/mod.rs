@@ -28,6 +28,7 @@ mod handle;
 mod kiro_hooks;
 mod messages;
 mod process;
+mod rule_form;
 mod rules;
 mod scripts;
 mod types;

@@ -18,6 +18,9 @@
 //! since people do not type in a fixed case.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::rule_form::rule_form;
 
 /// Longest pattern, reply, prefix or context accepted, in chars.
 pub const MAX_RULE_TEXT_CHARS: usize = 4_000;
@@ -188,20 +191,20 @@ impl HookRules {
     }
 
     /// The config verdict for a tool call: deny patterns first, so deny
-    /// overrides approve.
-    pub fn evaluate_tool(&self, tool_name: &str) -> ToolVerdict {
-        if let Some(p) = self
-            .auto_deny_tools
-            .iter()
-            .find(|p| pattern_matches(p, tool_name, false))
-        {
+    /// overrides approve. A pattern matches the tool name or the call's
+    /// `Tool(argument)` rule form (see [`rule_form`]).
+    pub fn evaluate_tool(&self, tool_name: &str, input: &Value) -> ToolVerdict {
+        let form = rule_form(tool_name, input);
+        let hits = |p: &String| {
+            pattern_matches(p, tool_name, false)
+                || form
+                    .as_deref()
+                    .is_some_and(|f| pattern_matches(p, f, false))
+        };
+        if let Some(p) = self.auto_deny_tools.iter().find(|p| hits(p)) {
             return ToolVerdict::Deny(p.clone());
         }
-        if let Some(p) = self
-            .auto_approve_tools
-            .iter()
-            .find(|p| pattern_matches(p, tool_name, false))
-        {
+        if let Some(p) = self.auto_approve_tools.iter().find(|p| hits(p)) {
             return ToolVerdict::Allow(p.clone());
         }
         ToolVerdict::NoMatch
@@ -342,18 +345,59 @@ mod tests {
     fn deny_overrides_approve() {
         let r = rules();
         assert_eq!(
-            r.evaluate_tool("read_file"),
+            r.evaluate_tool("read_file", &Value::Null),
             ToolVerdict::Allow("read_*".into())
         );
         assert_eq!(
-            r.evaluate_tool("delete_cache"),
+            r.evaluate_tool("delete_cache", &Value::Null),
             ToolVerdict::Deny("delete_*".into())
         );
         assert_eq!(
-            r.evaluate_tool("read_credentials"),
+            r.evaluate_tool("read_credentials", &Value::Null),
             ToolVerdict::Deny("*credentials*".into())
         );
-        assert_eq!(r.evaluate_tool("write_file"), ToolVerdict::NoMatch);
+        assert_eq!(
+            r.evaluate_tool("write_file", &Value::Null),
+            ToolVerdict::NoMatch
+        );
+    }
+
+    #[test]
+    fn patterns_also_match_the_claude_code_rule_form() {
+        let r = HookRules {
+            auto_deny_tools: vec!["*rm -rf*".into(), "*.env)".into()],
+            auto_approve_tools: vec!["Bash(git status*".into(), "Bash".into()],
+            ..HookRules::default()
+        };
+        let bash = |c: &str| serde_json::json!({ "command": c });
+        assert_eq!(
+            r.evaluate_tool("Bash", &bash("rm -rf /")),
+            ToolVerdict::Deny("*rm -rf*".into())
+        );
+        assert_eq!(
+            r.evaluate_tool("Bash", &bash("git status")),
+            ToolVerdict::Allow("Bash(git status*".into())
+        );
+        assert_eq!(
+            r.evaluate_tool("Edit", &serde_json::json!({"file_path": "/repo/.env"})),
+            ToolVerdict::Deny("*.env)".into())
+        );
+        assert_eq!(
+            r.evaluate_tool("Edit", &serde_json::json!({"file_path": "/repo/main.rs"})),
+            ToolVerdict::NoMatch
+        );
+        let only_prefix = HookRules {
+            auto_deny_tools: vec!["Bash(rm*".into()],
+            ..HookRules::default()
+        };
+        assert_eq!(
+            only_prefix.evaluate_tool("Bash", &bash("rm -rf /")),
+            ToolVerdict::Deny("Bash(rm*".into())
+        );
+        assert_eq!(
+            only_prefix.evaluate_tool("Bash", &bash("ls; rm -rf /")),
+            ToolVerdict::NoMatch
+        );
     }
 
     #[test]

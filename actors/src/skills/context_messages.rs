@@ -33,6 +33,15 @@ pub(crate) struct ResolveDollarSkills {
     pub message: String,
 }
 
+/// One skill's body by exact name, delivered and counted as a `$name`
+/// token would be (the MCP `skill_read` tool).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<SkillBody, SkillError>")]
+pub(crate) struct DeliverSkill {
+    /// The skill's name.
+    pub name: String,
+}
+
 /// The trigger matches of a message, split into bodies and pointers.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<TriggeredSkills, SkillError>")]
@@ -134,6 +143,20 @@ impl Handler<ResolveDollarSkills> for SkillLedger {
         let names: Vec<String> = bodies.iter().map(|b| b.name.clone()).collect();
         self.record(&names, ctx);
         Ok(bodies)
+    }
+}
+
+impl Handler<DeliverSkill> for SkillLedger {
+    type Result = Result<SkillBody, SkillError>;
+
+    fn handle(&mut self, msg: DeliverSkill, ctx: &mut Context<Self>) -> Self::Result {
+        let entry = self
+            .catalog
+            .get(&msg.name)
+            .ok_or_else(|| SkillError::NotFound(msg.name.clone()))?;
+        let body = Self::load_body(&entry)?;
+        self.record(std::slice::from_ref(&body.name), ctx);
+        Ok(body)
     }
 }
 

@@ -158,6 +158,15 @@ impl SkillLedgerHandle {
         .await
     }
 
+    /// One skill's body by exact name; the delivery earns a hit, as a
+    /// `$name` token's does. [`SkillError::NotFound`] for an unknown name.
+    pub async fn deliver(&self, name: &str) -> Result<SkillBody, SkillError> {
+        self.ask(DeliverSkill {
+            name: name.to_owned(),
+        })
+        .await
+    }
+
     /// Trigger matches for `message` (bodies earn hits; pointers do not).
     pub async fn triggered(&self, message: &str) -> Result<TriggeredSkills, SkillError> {
         self.ask(MatchTriggers {

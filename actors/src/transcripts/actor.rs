@@ -2,7 +2,7 @@
 //! every session in it (loaded once at start, kept in memory, written
 //! through). Its handle is in `handle.rs`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use actix::prelude::*;
 
@@ -18,6 +18,9 @@ pub(crate) struct Transcripts {
     pub(super) config: TranscriptsConfig,
     /// Session metadata by file stem.
     pub(super) sessions: HashMap<String, SessionMeta>,
+    /// Source ids already imported, by file stem; read from the transcript
+    /// on a session's first import, then kept current.
+    pub(super) source_ids: HashMap<String, HashSet<String>>,
 }
 
 impl Actor for Transcripts {
@@ -38,24 +41,17 @@ impl Transcripts {
                 }
             }
         }
-        Self { config, sessions }
+        Self {
+            config,
+            sessions,
+            source_ids: HashMap::new(),
+        }
     }
 
     /// Validates and appends a turn, then updates the metadata.
     pub(super) fn append(&mut self, turn: NewTurn) -> Result<SessionMeta, TranscriptError> {
         let stem = file_stem(&turn.session_key)?;
-        let chars = turn.text.chars().count();
-        if turn.text.trim().is_empty() || chars > MAX_TURN_CHARS {
-            return Err(TranscriptError::InvalidTurn(format!(
-                "text must be 1-{MAX_TURN_CHARS} characters"
-            )));
-        }
-        if let Err(c) = crate::control_chars::check_text("text", &turn.text) {
-            return Err(TranscriptError::InvalidTurn(c.to_string()));
-        }
-        // Private like the rest of the data home: transcripts are chats.
-        std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
-            .create(&self.config.dir)?;
+        check_turn_text(&turn.text)?;
         let now = format_ts(self.config.clock.now());
         let stored = Turn {
             ts: now.clone(),
@@ -63,23 +59,65 @@ impl Transcripts {
             text: turn.text,
             channel_id: turn.channel_id,
             sender: turn.sender,
+            source_id: None,
         };
-        append_turn(&transcript_path(&self.config.dir, &stem), &stored)?;
-        let meta = self
-            .sessions
-            .entry(stem.clone())
-            .or_insert_with(|| SessionMeta {
-                key: turn.session_key.trim().to_owned(),
-                created_at: now.clone(),
-                ..SessionMeta::default()
-            });
-        meta.last_activity = now;
-        meta.turns += 1;
+        self.store(&stem, turn.session_key.trim(), &[stored], &now)?;
+        let meta = self.sessions.get_mut(&stem).ok_or_else(|| {
+            TranscriptError::Io("session metadata vanished after an append".into())
+        })?;
         if turn.user.is_some() {
             meta.user = turn.user;
+            let meta = meta.clone();
+            write_meta(&meta_path(&self.config.dir, &stem), &meta)?;
         }
-        let meta = meta.clone();
-        write_meta(&meta_path(&self.config.dir, &stem), &meta)?;
-        Ok(meta)
+        Ok(meta.clone())
     }
+
+    /// Appends already-validated turns to the transcript of `stem` and
+    /// writes its metadata through (one place for the file layout, the
+    /// directory's mode and the counters; appends and imports share it).
+    pub(super) fn store(
+        &mut self,
+        stem: &str,
+        key: &str,
+        turns: &[Turn],
+        now: &str,
+    ) -> Result<(), TranscriptError> {
+        if turns.is_empty() {
+            return Ok(());
+        }
+        // Private like the rest of the data home: transcripts are chats.
+        std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+            .create(&self.config.dir)?;
+        let path = transcript_path(&self.config.dir, stem);
+        for turn in turns {
+            append_turn(&path, turn)?;
+        }
+        let meta = self
+            .sessions
+            .entry(stem.to_owned())
+            .or_insert_with(|| SessionMeta {
+                key: key.to_owned(),
+                created_at: now.to_owned(),
+                ..SessionMeta::default()
+            });
+        meta.last_activity = now.to_owned();
+        meta.turns += turns.len() as u64;
+        let meta = meta.clone();
+        write_meta(&meta_path(&self.config.dir, stem), &meta)
+    }
+}
+
+/// The rules every stored turn's text obeys: non-blank, at most
+/// [`MAX_TURN_CHARS`], no control characters a prompt could hide behind.
+pub(super) fn check_turn_text(text: &str) -> Result<(), TranscriptError> {
+    if text.trim().is_empty() || text.chars().count() > MAX_TURN_CHARS {
+        return Err(TranscriptError::InvalidTurn(format!(
+            "text must be 1-{MAX_TURN_CHARS} characters"
+        )));
+    }
+    if let Err(c) = crate::control_chars::check_text("text", text) {
+        return Err(TranscriptError::InvalidTurn(c.to_string()));
+    }
+    Ok(())
 }

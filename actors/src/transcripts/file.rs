@@ -160,6 +160,7 @@ mod tests {
                 text: format!("message {i}"),
                 channel_id: None,
                 sender: None,
+                source_id: None,
             };
             append_turn(&path, &turn).unwrap();
         }

@@ -4,8 +4,9 @@ use actix::prelude::*;
 
 use super::actor::Transcripts;
 use super::error::TranscriptError;
+use super::import::ImportTurns;
 use super::messages::{AppendTurn, GetRecentTurns, GetTurnsSince, ListSessions, MarkConsolidated};
-use super::types::{NewTurn, SessionMeta, TranscriptsConfig, Turn};
+use super::types::{ImportOutcome, ImportedTurn, NewTurn, SessionMeta, TranscriptsConfig, Turn};
 use crate::ask::ask;
 
 /// A cloneable reference to the running transcripts actor.
@@ -34,6 +35,22 @@ impl TranscriptsHandle {
     /// Appends a turn; answers the session's updated metadata.
     pub async fn append(&self, turn: NewTurn) -> Result<SessionMeta, TranscriptError> {
         ask(&self.addr, AppendTurn(turn)).await
+    }
+
+    /// Imports turns kept elsewhere, each id at most once per session.
+    pub async fn import(
+        &self,
+        key: &str,
+        turns: Vec<ImportedTurn>,
+    ) -> Result<ImportOutcome, TranscriptError> {
+        ask(
+            &self.addr,
+            ImportTurns {
+                key: key.to_owned(),
+                turns,
+            },
+        )
+        .await
     }
 
     /// The newest `n` turns of `key`, oldest first (none for an unknown

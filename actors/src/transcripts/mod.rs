@@ -8,7 +8,9 @@
 //! Who talks to it: the gateway API (`POST /api/sessions/{key}/messages`
 //! appends every turn; issue 13), the context builder (thread history, the
 //! `[Other chat tabs]` and `## Recent Session Context` sections read other
-//! sessions), and the consolidator (issue 14, spec "Consolidation": it
+//! sessions), the Claude Code hook adapter (`POST /api/sessions/{key}/import`:
+//! Claude Code's own transcript, idempotent by each line's id; issue 15),
+//! and the consolidator (issue 14, spec "Consolidation": it
 //! reads from its marker on and advances it).
 //!
 //! Why an actor: appends from several HTTP workers must not interleave and
@@ -18,10 +20,13 @@ mod actor;
 mod error;
 mod file;
 mod handle;
+mod import;
 mod messages;
 mod types;
 
 pub use error::TranscriptError;
 pub use file::{MAX_KEY_CHARS, MAX_TURN_CHARS};
 pub use handle::TranscriptsHandle;
-pub use types::{NewTurn, Role, SessionMeta, TranscriptsConfig, Turn};
+pub use types::{
+    ImportOutcome, ImportedTurn, NewTurn, RefusedTurn, Role, SessionMeta, TranscriptsConfig, Turn,
+};

@@ -45,6 +45,10 @@ pub struct Turn {
     /// The sender, if the gateway named one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sender: Option<String>,
+    /// The id the turn had where it was imported from (a Claude Code
+    /// transcript line's `uuid`); a second import of the same id is a no-op.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_id: Option<String>,
 }
 
 /// A session's metadata (`<file>.meta.json`).
@@ -82,6 +86,45 @@ pub struct NewTurn {
     pub sender: Option<String>,
     /// The session's user, if known (recorded on the session's metadata).
     pub user: Option<String>,
+}
+
+/// One turn of a transcript kept elsewhere (e.g. Claude Code's JSONL),
+/// imported with the id it has there.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ImportedTurn {
+    /// Its id at the source: the key of idempotence.
+    pub source_id: String,
+    /// Who spoke.
+    pub role: Role,
+    /// What was said.
+    pub text: String,
+    /// When it was said at the source (RFC 3339), if known; the import time
+    /// otherwise.
+    #[serde(default)]
+    pub ts: Option<String>,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ImportOutcome {
+    /// Turns appended.
+    pub added: usize,
+    /// Turns whose source id was already in the transcript.
+    pub duplicates: usize,
+    /// Turns refused, with why (empty or over-long text, control characters).
+    pub refused: Vec<RefusedTurn>,
+    /// The session's metadata after the import (`None` when nothing was
+    /// ever stored for it).
+    pub session: Option<SessionMeta>,
+}
+
+/// A turn an import refused.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RefusedTurn {
+    /// Its id at the source.
+    pub source_id: String,
+    /// Why.
+    pub reason: String,
 }
 
 /// Where transcripts live.

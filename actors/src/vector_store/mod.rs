@@ -64,6 +64,7 @@ pub use space::{
     ReembedStatus, SpaceInfo,
 };
 pub use stats::{EpisodicStats, MemoryStats, SemanticStats};
+pub use text::value_text;
 pub use transfer::{
     ImportDocument, ImportEntry, ImportItem, ImportReport, MemoryExport, EXPORT_FORMAT,
     EXPORT_VERSION,

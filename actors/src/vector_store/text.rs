@@ -5,7 +5,7 @@ use serde_json::Value;
 
 /// The value as it appears in a prompt: a JSON string's contents, anything
 /// else as compact JSON; newlines folded so each entry stays one line.
-pub(super) fn value_text(value: &Value) -> String {
+pub fn value_text(value: &Value) -> String {
     let text = match value {
         Value::String(s) => s.clone(),
         other => other.to_string(),

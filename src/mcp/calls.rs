@@ -1,0 +1,316 @@
+//! What each MCP tool does, on the daemon's own handles: the same writers
+//! the HTTP routes call (validation, confidence gate, conflict ladder,
+//! injection screen, dedup and the store's own audit rows all happen
+//! there). On top, every accepted write through MCP appends one
+//! `mcp_write` audit event with source `mcp` naming the tool and the client
+//! from the initialize handshake, so an operator can tell which agent
+//! wrote what. Refused writes are audited by the store already (in the
+//! refusal class, which cannot evict accepted history); they get no second
+//! event.
+
+use serde_json::{json, Value};
+
+use super::params::{
+    ContextPreview, EpisodeAdd, LearnAdd, MemoryForget, MemoryRemember, MemorySearch, SkillRead,
+    SkillSearch,
+};
+use super::search::{fuse, Candidate};
+use crate::context::{build_session_context, SessionRequest};
+use crate::error::ApiError;
+use crate::http::AppState;
+use kirocrew_actors::vector_store::episodic::{EpisodicQuery, EpisodicWrite};
+use kirocrew_actors::vector_store::lessons::LessonWrite;
+use kirocrew_actors::vector_store::{RecordEvent, SemanticWrite};
+
+/// The source label of rows an agent writes through MCP.
+pub const AGENT_SOURCE: &str = "agent";
+/// The source of the `mcp_write` audit events.
+pub const MCP_SOURCE: &str = "mcp";
+/// Most results a search tool answers.
+const MAX_LIMIT: u32 = 50;
+/// The stores `memory_search` knows.
+const SOURCES: [&str; 3] = ["semantic", "episodic", "files"];
+
+/// Who is calling: the client's name (and version) from `initialize`.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// e.g. `claude-code 2.1.0`; `unknown` when the client gave none.
+    pub client: String,
+}
+
+fn limit(given: Option<u32>) -> Result<usize, ApiError> {
+    match given.unwrap_or(10) {
+        n @ 1..=MAX_LIMIT => Ok(n as usize),
+        n => Err(ApiError::validation(
+            "invalid_limit",
+            format!("limit must be 1–{MAX_LIMIT}, got {n}"),
+        )),
+    }
+}
+
+fn query_text(query: &str) -> Result<&str, ApiError> {
+    let q = query.trim();
+    if q.is_empty() {
+        return Err(ApiError::validation("empty_query", "query is empty"));
+    }
+    if q.chars().count() > 1_000 {
+        return Err(ApiError::validation(
+            "query_too_long",
+            "query is longer than 1,000 characters",
+        ));
+    }
+    Ok(q)
+}
+
+/// Appends the `mcp_write` event for an accepted write.
+async fn audit(
+    state: &AppState,
+    caller: &Caller,
+    tool: &str,
+    memory_type: &str,
+    key: &str,
+    detail: Value,
+) -> Result<(), ApiError> {
+    let new_value = json!({"tool": tool, "client": caller.client, "result": detail}).to_string();
+    state
+        .store
+        .record_event(RecordEvent {
+            event_type: "mcp_write".into(),
+            memory_type: memory_type.into(),
+            key: key.into(),
+            new_value: Some(new_value),
+            source: MCP_SOURCE.into(),
+        })
+        .await
+        .map_err(ApiError::from)
+}
+
+/// `memory_search`: semantic, episodic and Markdown files, one list.
+pub async fn memory_search(state: &AppState, args: MemorySearch) -> Result<Value, ApiError> {
+    let q = query_text(&args.query)?;
+    let limit = limit(args.limit)?;
+    let sources = match &args.sources {
+        None => SOURCES.to_vec(),
+        Some(list) if list.is_empty() => SOURCES.to_vec(),
+        Some(list) => {
+            let mut picked = Vec::new();
+            for name in list {
+                let known = SOURCES
+                    .iter()
+                    .find(|s| **s == name.as_str())
+                    .ok_or_else(|| {
+                        ApiError::validation(
+                            "invalid_source",
+                            format!("source {name:?} is not one of semantic, episodic, files"),
+                        )
+                    })?;
+                picked.push(*known);
+            }
+            picked
+        }
+    };
+    let mut lists = Vec::new();
+    if sources.contains(&"semantic") {
+        let found = state.store.search_semantic(q, limit).await?;
+        lists.push(
+            found
+                .into_iter()
+                .filter(|s| s.score > 0.0)
+                .map(|s| Candidate {
+                    source: "semantic",
+                    id: s.entry.key.clone(),
+                    text: kirocrew_actors::vector_store::value_text(&s.entry.value),
+                    source_score: s.score,
+                    score_parts: json!({
+                        "score": s.score,
+                        "confidence": s.entry.confidence,
+                        "written_by": s.entry.source,
+                        "updated_at": s.entry.updated_at,
+                    }),
+                })
+                .collect(),
+        );
+    }
+    if sources.contains(&"episodic") {
+        let mut query = EpisodicQuery::new(q, limit);
+        // Vector candidates under the relevance gate are noise here.
+        query.relevance_filter = true;
+        let found = state.store.search_episodic(query).await?;
+        lists.push(
+            found
+                .into_iter()
+                .map(|h| Candidate {
+                    source: "episodic",
+                    id: h.entry.id.to_string(),
+                    text: h.entry.text.clone(),
+                    source_score: h.score,
+                    score_parts: json!({
+                        "score": h.score,
+                        "cosine": h.cosine,
+                        "decay": h.decay,
+                        "importance": h.entry.importance,
+                        "created_at": h.entry.created_at,
+                        "tags": h.entry.tags,
+                    }),
+                })
+                .collect(),
+        );
+    }
+    if sources.contains(&"files") {
+        let found = state.layers.files.search(q, limit as u32).await?;
+        lists.push(
+            found
+                .into_iter()
+                .map(|h| Candidate {
+                    source: "files",
+                    id: format!("{}#{}", h.file, h.section),
+                    text: h.snippet.clone(),
+                    source_score: h.score,
+                    score_parts: json!({"bm25": h.score, "file": h.file, "section": h.section}),
+                })
+                .collect(),
+        );
+    }
+    let results = fuse(lists, limit);
+    Ok(json!({ "query": q, "sources": sources, "results": results }))
+}
+
+/// `memory_remember`: a semantic write with source `agent`.
+pub async fn memory_remember(
+    state: &AppState,
+    caller: &Caller,
+    args: MemoryRemember,
+) -> Result<Value, ApiError> {
+    let (outcome, entry) = state
+        .store
+        .write_semantic(SemanticWrite {
+            key: args.key,
+            value: args.value,
+            confidence: args.confidence,
+            source: AGENT_SOURCE.into(),
+        })
+        .await?;
+    let answer = json!({ "outcome": outcome, "entry": entry });
+    audit(
+        state,
+        caller,
+        "memory_remember",
+        "semantic",
+        &entry.key,
+        json!({"outcome": outcome}),
+    )
+    .await?;
+    Ok(answer)
+}
+
+/// `memory_forget`: tombstones a semantic key.
+pub async fn memory_forget(
+    state: &AppState,
+    caller: &Caller,
+    args: MemoryForget,
+) -> Result<Value, ApiError> {
+    state.store.delete_semantic(&args.key, AGENT_SOURCE).await?;
+    audit(
+        state,
+        caller,
+        "memory_forget",
+        "semantic",
+        &args.key,
+        json!({"deleted": true}),
+    )
+    .await?;
+    Ok(json!({ "deleted": args.key }))
+}
+
+/// `episode_add`: one episodic fragment.
+pub async fn episode_add(
+    state: &AppState,
+    caller: &Caller,
+    args: EpisodeAdd,
+) -> Result<Value, ApiError> {
+    let mut write = EpisodicWrite::new(args.text, AGENT_SOURCE);
+    write.tags = args.tags.unwrap_or_default();
+    if let Some(importance) = args.importance {
+        if !(0.0..=1.0).contains(&importance) {
+            return Err(ApiError::validation(
+                "invalid_importance",
+                "importance must be between 0.0 and 1.0",
+            ));
+        }
+        write.importance = importance;
+    }
+    let id = state.store.write_episodic(write).await?;
+    audit(
+        state,
+        caller,
+        "episode_add",
+        "episodic",
+        &id.to_string(),
+        json!({"id": id}),
+    )
+    .await?;
+    Ok(json!({ "id": id }))
+}
+
+/// `learn_add`: a lesson, as `POST /api/lessons` writes it.
+pub async fn learn_add(
+    state: &AppState,
+    caller: &Caller,
+    args: LearnAdd,
+) -> Result<Value, ApiError> {
+    let category = crate::lessons::parse_category(args.category.as_deref())?;
+    let write = LessonWrite::user(args.rule)
+        .with_negative(args.negative)
+        .with_category(category);
+    let (outcome, stored_in) =
+        crate::lessons::add_lesson(&state.store, &state.lessons_file, write).await?;
+    let mut answer = serde_json::to_value(&outcome)
+        .map_err(|e| ApiError::internal("serialization_failed", &e))?;
+    if let Some(fields) = answer.as_object_mut() {
+        fields.insert("stored_in".into(), stored_in.as_str().into());
+    }
+    let key = answer
+        .get("key")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    audit(state, caller, "learn_add", "lesson", &key, answer.clone()).await?;
+    Ok(answer)
+}
+
+/// `learn_list`: the active lessons.
+pub async fn learn_list(state: &AppState) -> Result<Value, ApiError> {
+    let lessons = state.store.list_lessons().await?;
+    Ok(json!({ "lessons": lessons }))
+}
+
+/// `skill_search`: names, descriptions and triggers (bodies on a miss);
+/// records no usage (searching is not using).
+pub async fn skill_search(state: &AppState, args: SkillSearch) -> Result<Value, ApiError> {
+    let q = query_text(&args.query)?;
+    let hits = state.skills.search(q, limit(args.limit)?).await?;
+    Ok(json!({ "skills": hits }))
+}
+
+/// `skill_read`: a skill's body, counted as a delivery.
+pub async fn skill_read(state: &AppState, args: SkillRead) -> Result<Value, ApiError> {
+    let body = state.skills.deliver(&args.name).await?;
+    Ok(json!(body))
+}
+
+/// `context_preview`: the session context a message would get, with its
+/// receipt. Read-only apart from what the builder itself always records.
+pub async fn context_preview(state: &AppState, args: ContextPreview) -> Result<Value, ApiError> {
+    let request = SessionRequest {
+        session_key: "mcp:preview".into(),
+        message: args.message,
+        model_window: args.model_window,
+        runtime_source: Some(MCP_SOURCE.into()),
+        ..SessionRequest::default()
+    };
+    let built = build_session_context(&state.context_sources(), &request).await;
+    if args.receipt_only == Some(true) {
+        return Ok(json!({ "chars": built.context.chars().count(), "receipt": built.receipt }));
+    }
+    Ok(json!(built))
+}
