@@ -54,6 +54,29 @@ pub async fn add_lesson(
     }
 }
 
+/// What the user taught, as `POST /api/lessons` and the MCP `learn_add`
+/// tool take it: the category parsed, the write made through
+/// [`add_lesson`], and the answer both give (`{status, key, …,
+/// stored_in}`).
+pub async fn teach(
+    store: &VectorStoreHandle,
+    file: &LessonFile,
+    rule: String,
+    negative: Option<String>,
+    category: Option<&str>,
+) -> Result<serde_json::Value, ApiError> {
+    let write = LessonWrite::user(rule)
+        .with_negative(negative)
+        .with_category(parse_category(category)?);
+    let (outcome, stored_in) = add_lesson(store, file, write).await?;
+    let mut answer = serde_json::to_value(outcome)
+        .map_err(|e| ApiError::internal("serialization_failed", &e))?;
+    if let Some(fields) = answer.as_object_mut() {
+        fields.insert("stored_in".into(), stored_in.as_str().into());
+    }
+    Ok(answer)
+}
+
 /// A lesson category by name (`tool`, `preference`, `knowledge`); none
 /// given is the default category.
 pub fn parse_category(name: Option<&str>) -> Result<LessonCategory, ApiError> {

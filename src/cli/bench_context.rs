@@ -60,9 +60,7 @@ pub(super) struct Question {
 }
 
 /// A JSONL file of the benchmark data.
-pub(super) fn read_jsonl<T: for<'de> Deserialize<'de>>(
-    path: &std::path::Path,
-) -> anyhow::Result<Vec<T>> {
+fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &std::path::Path) -> anyhow::Result<Vec<T>> {
     std::fs::read_to_string(path)
         .with_context(|| format!("reading {}", path.display()))?
         .lines()
@@ -71,15 +69,31 @@ pub(super) fn read_jsonl<T: for<'de> Deserialize<'de>>(
         .collect()
 }
 
-/// Runs the benchmark.
-pub(super) fn run(args: ContextArgs) -> anyhow::Result<ExitCode> {
-    crate::telemetry::init(false, "warn");
-    let turns: Vec<Turn> = read_jsonl(&args.data.join("memories.jsonl"))?;
-    let questions: Vec<Question> = read_jsonl(&args.data.join("queries.jsonl"))?;
-    if turns.is_empty() || questions.len() < 4 {
-        bail!("{} holds too little data", args.data.display());
+/// What a benchmark on a seeded home starts from.
+pub(super) struct BenchInputs {
+    /// The LoCoMo memories.
+    pub(super) turns: Vec<Turn>,
+    /// The LoCoMo questions.
+    pub(super) questions: Vec<Question>,
+    /// The temporary data home's folder (removed when dropped).
+    pub(super) dir: tempfile::TempDir,
+    /// The data home in it.
+    pub(super) home: DataHome,
+}
+
+/// Reads the LoCoMo data (at least `min_questions` questions), checks the
+/// model path, and makes an empty temporary data home.
+pub(super) fn bench_inputs(
+    data: &std::path::Path,
+    model: Option<&std::path::Path>,
+    min_questions: usize,
+) -> anyhow::Result<BenchInputs> {
+    let turns: Vec<Turn> = read_jsonl(&data.join("memories.jsonl"))?;
+    let questions: Vec<Question> = read_jsonl(&data.join("queries.jsonl"))?;
+    if turns.is_empty() || questions.len() < min_questions {
+        bail!("{} holds too little data", data.display());
     }
-    if let Some(m) = &args.model {
+    if let Some(m) = model {
         if !m.is_file() {
             bail!("--model {} is not a file", m.display());
         }
@@ -87,6 +101,23 @@ pub(super) fn run(args: ContextArgs) -> anyhow::Result<ExitCode> {
     let dir = tempfile::tempdir()?;
     let home = DataHome::resolve(Some(dir.path().to_path_buf()))?;
     home.ensure()?;
+    Ok(BenchInputs {
+        turns,
+        questions,
+        dir,
+        home,
+    })
+}
+
+/// Runs the benchmark.
+pub(super) fn run(args: ContextArgs) -> anyhow::Result<ExitCode> {
+    crate::telemetry::init(false, "warn");
+    let BenchInputs {
+        turns,
+        questions,
+        dir: _dir,
+        home,
+    } = bench_inputs(&args.data, args.model.as_deref(), 4)?;
     let report = actix_rt::System::new().block_on(measure(&args, &home, &turns, &questions))?;
     if args.json {
         println!("{report}");

@@ -16,7 +16,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 use serde_json::{json, Value};
 
-use super::bench_context::{read_jsonl, seed, stats, Question, Turn};
+use super::bench_context::{bench_inputs, seed, stats, BenchInputs};
 use crate::daemon_client::Daemon;
 use crate::home::DataHome;
 use kirocrew_actors::clock::system_clock;
@@ -122,19 +122,12 @@ fn run_hook(home: &Path, payload: &Value) -> anyhow::Result<(Duration, bool)> {
 /// Runs the benchmark.
 pub(super) fn run(args: HooksArgs) -> anyhow::Result<ExitCode> {
     crate::telemetry::init(false, "warn");
-    let turns: Vec<Turn> = read_jsonl(&args.data.join("memories.jsonl"))?;
-    let questions: Vec<Question> = read_jsonl(&args.data.join("queries.jsonl"))?;
-    if turns.is_empty() || questions.is_empty() {
-        bail!("{} holds too little data", args.data.display());
-    }
-    if let Some(m) = &args.model {
-        if !m.is_file() {
-            bail!("--model {} is not a file", m.display());
-        }
-    }
-    let dir = tempfile::tempdir()?;
-    let home = DataHome::resolve(Some(dir.path().to_path_buf()))?;
-    home.ensure()?;
+    let BenchInputs {
+        turns,
+        questions,
+        dir: _dir,
+        home,
+    } = bench_inputs(&args.data, args.model.as_deref(), 1)?;
     let seeded = Instant::now();
     let swept = actix_rt::System::new().block_on(async {
         let settings = crate::config::load(home.root(), Vec::<(String, String)>::new())?.settings;

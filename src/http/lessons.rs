@@ -22,7 +22,6 @@ use serde_json::json;
 use super::{resource, AppState};
 use crate::error::ApiError;
 use kirocrew_actors::lessons_file::LessonFileError;
-use kirocrew_actors::vector_store::lessons::LessonWrite;
 
 /// Default character budget of the context preview (the reference's
 /// lessons cap at its default window).
@@ -57,17 +56,15 @@ async fn create(
     body: web::Json<CreateBody>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let category = crate::lessons::parse_category(body.category.as_deref())?;
-    let write = LessonWrite::user(body.rule)
-        .with_negative(body.negative)
-        .with_category(category);
-    let (outcome, stored_in) =
-        crate::lessons::add_lesson(&state.store, &state.lessons_file, write).await?;
-    let mut body = serde_json::to_value(outcome).map_err(|e| ApiError::internal("encode", &e))?;
-    if let Some(fields) = body.as_object_mut() {
-        fields.insert("stored_in".into(), stored_in.as_str().into());
-    }
-    Ok(HttpResponse::Created().json(body))
+    let answer = crate::lessons::teach(
+        &state.store,
+        &state.lessons_file,
+        body.rule,
+        body.negative,
+        body.category.as_deref(),
+    )
+    .await?;
+    Ok(HttpResponse::Created().json(answer))
 }
 
 async fn delete(

@@ -19,7 +19,6 @@ use crate::context::{build_session_context, SessionRequest};
 use crate::error::ApiError;
 use crate::http::AppState;
 use kirocrew_actors::vector_store::episodic::{EpisodicQuery, EpisodicWrite};
-use kirocrew_actors::vector_store::lessons::LessonWrite;
 use kirocrew_actors::vector_store::{RecordEvent, SemanticWrite};
 
 /// The source label of rows an agent writes through MCP.
@@ -258,17 +257,14 @@ pub async fn learn_add(
     caller: &Caller,
     args: LearnAdd,
 ) -> Result<Value, ApiError> {
-    let category = crate::lessons::parse_category(args.category.as_deref())?;
-    let write = LessonWrite::user(args.rule)
-        .with_negative(args.negative)
-        .with_category(category);
-    let (outcome, stored_in) =
-        crate::lessons::add_lesson(&state.store, &state.lessons_file, write).await?;
-    let mut answer = serde_json::to_value(&outcome)
-        .map_err(|e| ApiError::internal("serialization_failed", &e))?;
-    if let Some(fields) = answer.as_object_mut() {
-        fields.insert("stored_in".into(), stored_in.as_str().into());
-    }
+    let answer = crate::lessons::teach(
+        &state.store,
+        &state.lessons_file,
+        args.rule,
+        args.negative,
+        args.category.as_deref(),
+    )
+    .await?;
     let key = answer
         .get("key")
         .and_then(Value::as_str)

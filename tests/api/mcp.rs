@@ -520,3 +520,53 @@ async fn stdio_without_a_daemon_fails_fast_with_one_line() {
     );
     eprintln!("no-daemon exit after {:?}", started.elapsed());
 }
+
+#[actix_rt::test]
+async fn stdio_start_launches_a_daemon_and_serves_through_it() {
+    let home = tempfile::tempdir().unwrap();
+    let mut command = tokio::process::Command::new(binary());
+    command
+        .arg("--home")
+        .arg(home.path())
+        .args(["mcp", "--start"])
+        // Tests never reach outside the machine: no model download.
+        .env("KIROCREW_SKIP_MODEL_DOWNLOAD", "1")
+        .env(
+            "KIROCREW_EMBED_MODEL_PATH",
+            home.path().join("no-model.gguf"),
+        )
+        .env_remove("NOTIFY_SOCKET");
+    let transport = TokioChildProcess::new(command).expect("spawn kirocrew mcp --start");
+    let client = client_info("mcp-start-test")
+        .serve(transport)
+        .await
+        .expect("initialize through a started daemon");
+    let r = call(
+        &client,
+        "memory_remember",
+        json!({"key": "pref.theme", "value": "dark", "confidence": 0.9}),
+    )
+    .await;
+    assert_eq!(ok(&r)["outcome"], "created");
+    client.cancel().await.expect("close stdio");
+    // The daemon outlives the proxy; stop it as systemd would.
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.path().join("daemon.json")).unwrap())
+            .unwrap();
+    let pid = record["pid"].as_i64().expect("pid in daemon.json") as i32;
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    for _ in 0..200 {
+        if !home.path().join("daemon.json").exists() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        !home.path().join("daemon.json").exists(),
+        "the daemon stopped cleanly"
+    );
+}

@@ -136,7 +136,7 @@ pub(crate) fn validate_value(value: &Value) -> Result<String, VectorStoreError> 
             "value is nested {depth} levels deep; at most {MAX_VALUE_DEPTH} are allowed"
         )));
     }
-    let text = serde_json::to_string(value)
+    let text = serde_json::to_string(&canonical(value))
         .map_err(|e| VectorStoreError::InvalidValue(format!("value is not serializable: {e}")))?;
     if text.len() > MAX_VALUE_BYTES {
         return Err(VectorStoreError::ValueTooLarge {
@@ -145,6 +145,27 @@ pub(crate) fn validate_value(value: &Value) -> Result<String, VectorStoreError> 
         });
     }
     Ok(text)
+}
+
+/// `value` with every object's keys in sorted order, so equal values store
+/// (and compare, and dedup) as equal text. Done explicitly: whether
+/// `serde_json::Map` is sorted depends on its `preserve_order` feature,
+/// which any crate in the build may switch on (rmcp-actix-web does).
+/// Recursion is bounded by the depth check before it.
+fn canonical(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), canonical(&map[k])))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
+        other => other.clone(),
+    }
 }
 
 /// Checks a source label.
@@ -290,9 +311,13 @@ mod tests {
 
     #[test]
     fn canonical_values_sort_object_keys() {
-        let a = serde_json::json!({"b": 1, "a": 2});
-        let b = serde_json::json!({"a": 2, "b": 1});
+        let a = serde_json::json!({"b": 1, "a": {"d": [{"z": 0, "y": 1}], "c": 2}});
+        let b = serde_json::json!({"a": {"c": 2, "d": [{"y": 1, "z": 0}]}, "b": 1});
         assert_eq!(validate_value(&a).unwrap(), validate_value(&b).unwrap());
+        assert_eq!(
+            validate_value(&a).unwrap(),
+            r#"{"a":{"c":2,"d":[{"y":1,"z":0}]},"b":1}"#
+        );
     }
 
     #[test]
