@@ -462,3 +462,47 @@ fn a_broken_settings_file_is_never_touched() {
         "nothing written when one file is broken"
     );
 }
+
+#[actix_web::test]
+async fn script_hooks_decide_pre_tool_use_through_the_adapter() {
+    let app = spawn_app_with(|_| {}).await;
+    let home = app.home_path().to_path_buf();
+    let guard = home.join("guard.sh");
+    std::fs::write(
+        &guard,
+        "#!/bin/sh\ninput=$(cat)\ncase \"$input\" in\n  *DROP\\ TABLE*) echo 'no table drops' >&2; exit 2;;\nesac\nexit 0\n",
+    )
+    .unwrap();
+    let hooks_json = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": format!("sh {}", guard.display()), "timeout": 5}
+    ]}]}});
+    let r = app
+        .request(reqwest::Method::PUT, "/api/hooks")
+        .json(&json!({"hooks_json": hooks_json}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let Some(mut tool) = payload("stdin--pretooluse-bash.json", "s-4", None) else {
+        return;
+    };
+    tool["tool_input"]["command"] = json!("psql -c 'DROP TABLE users'");
+    let (out, answer) = hook(&home, tool.clone()).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let decision = &answer.expect("the script's block")["hookSpecificOutput"];
+    assert_eq!(decision["permissionDecision"], "deny");
+    assert!(
+        decision["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("no table drops"),
+        "{decision}"
+    );
+    tool["tool_input"]["command"] = json!("psql -c 'SELECT 1'");
+    let (_, answer) = hook(&home, tool).await;
+    assert_eq!(
+        answer, None,
+        "the script had no opinion: Claude Code decides"
+    );
+    app.stop().await;
+}
