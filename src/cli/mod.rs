@@ -1,16 +1,19 @@
 //! The command line: `kirocrew serve | memory … | learn … | skills … | hooks … | context … |
-//! config … | doctor | bench … | security …`.
+//! config … | doctor | bench … | security … | consolidation …`.
 //!
 //! Every command takes `--home` (else `$KIROCREW_HOME`, else `~/.kiro/crew`).
 //! One-shot commands open the same memory.db as a running daemon (WAL lets
 //! both read and write) and never download anything. Errors print one
-//! `error: …` line to stderr and exit 1; usage errors exit 2.
+//! `error: …` line to stderr and exit 1; usage errors exit 2. The
+//! `consolidation` commands are the exception to "open the same
+//! memory.db": they ask the running daemon, which owns that state.
 
 mod bench;
 mod bench_consolidate;
 mod bench_context;
 mod bench_locomo;
 mod config_cmd;
+mod consolidation;
 mod context;
 mod doctor;
 mod hooks;
@@ -72,6 +75,10 @@ pub enum Command {
     /// Measure performance.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Show the running daemon's consolidation state, or consolidate a
+    /// session now.
+    #[command(subcommand)]
+    Consolidation(consolidation::ConsolidationCommand),
     /// Screen text for prompt injection, redact credentials (stdin → stdout),
     /// show security events, audit stored memory.
     #[command(subcommand)]
@@ -121,6 +128,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         // Reads the log and stored memory: no model, no kernels.
         return security::run_on_home(home, cmd);
     }
+    if let Command::Consolidation(cmd) = command {
+        // Asks the daemon: no model, no kernels.
+        return consolidation::run(home, cmd);
+    }
     // Every command that may compute embeddings verifies its CPU kernels.
     let kernels = crate::embedding::kernels::install(&home);
     if matches!(command, Command::Serve(_)) {
@@ -137,7 +148,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Hooks(cmd) => hooks::run(home, cmd),
         Command::Context(cmd) => context::run(home, cmd),
         Command::Bench(cmd) => bench::run(cmd),
-        Command::ProbeCpuModule(_) | Command::Security(_) => Ok(ExitCode::SUCCESS),
+        Command::ProbeCpuModule(_) | Command::Security(_) | Command::Consolidation(_) => {
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

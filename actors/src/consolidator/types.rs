@@ -1,13 +1,14 @@
 //! The consolidator's plain data: its configuration, what a run did, the
-//! status snapshot, and the `after_consolidation` hook point.
+//! status snapshot, and what the `after_consolidation` steps (`steps.rs`)
+//! are offered.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use serde::Serialize;
-use tokio::sync::mpsc;
 
 use super::schema::{ConsolidationPath, Dropped};
+use super::steps::AfterConsolidationSteps;
 use crate::clock::SharedClock;
 use crate::lessons_file::LessonFile;
 use crate::llm::{ModelInfo, SharedLlm};
@@ -43,7 +44,7 @@ impl Default for ConsolidationSettings {
 }
 
 /// A session whose history path just finished, offered to the
-/// `after_consolidation` step.
+/// `after_consolidation` steps.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ConsolidatedSession {
     /// The session key.
@@ -52,25 +53,6 @@ pub struct ConsolidatedSession {
     pub upto: u64,
     /// What the run wrote.
     pub report: RunReport,
-}
-
-/// The step after a history-path run (the auto-skill pipeline hangs here:
-/// spec "Auto-Skill Creation", "piggybacks on the idle-fired
-/// consolidation"). `offer` runs inside the consolidation task and must
-/// not block: hand the session over (a channel, a spawned task) and
-/// return. A channel sender is one: `try_send`, so a slow consumer misses
-/// sessions rather than stalling consolidation.
-pub trait AfterConsolidation: Send + Sync + 'static {
-    /// Takes note of a consolidated session.
-    fn offer(&self, session: &ConsolidatedSession);
-}
-
-impl AfterConsolidation for mpsc::Sender<ConsolidatedSession> {
-    fn offer(&self, session: &ConsolidatedSession) {
-        if self.try_send(session.clone()).is_err() {
-            tracing::debug!(session = %session.session, "after_consolidation queue full or closed; skipped");
-        }
-    }
 }
 
 /// How to start the consolidator.
@@ -91,8 +73,8 @@ pub struct ConsolidatorConfig {
     /// The live `memory.migrated`: the Markdown documents are replaced only
     /// while it is false.
     pub migrated: Arc<AtomicBool>,
-    /// The step after each history-path run, if any.
-    pub after_consolidation: Option<Arc<dyn AfterConsolidation>>,
+    /// The steps after each history-path run, in order (`steps.rs`).
+    pub after_consolidation: AfterConsolidationSteps,
     /// Tunables.
     pub settings: ConsolidationSettings,
 }
@@ -122,6 +104,9 @@ pub struct RunReport {
     pub refused: usize,
     /// Items over the caps.
     pub dropped: Dropped,
+    /// `after_consolidation` steps that failed (`name: reason`); the run
+    /// itself stands.
+    pub steps_failed: Vec<String>,
 }
 
 /// One session in the status snapshot.
