@@ -51,11 +51,9 @@ pub use schema::{
     answer_schema, apply_caps, parse_answer, AnswerError, ConsolidationAnswer, ConsolidationPath,
     Dropped, EpisodicItem, LessonItem, SemanticItem, MAX_EPISODIC, MAX_LESSONS, MAX_SEMANTIC,
 };
-pub use steps::{
-    consolidated_summary, AfterConsolidation, AfterConsolidationSteps, RecordConsolidated,
-    StepFuture,
-};
+pub use steps::{consolidated_summary, RecordConsolidated};
 pub use types::{
-    ConsolidatedSession, ConsolidationSettings, ConsolidationStatus, ConsolidatorConfig, RunReport,
-    SessionStatus, PREFS_EVERY, SOURCE,
+    AfterConsolidation, AfterConsolidationSteps, ConsolidatedSession, ConsolidationSettings,
+    ConsolidationStatus, ConsolidatorConfig, RunReport, SessionStatus, StepFuture, PREFS_EVERY,
+    SOURCE,
 };

@@ -14,31 +14,14 @@
 //! network call) hands the session over — a channel, a spawned task — and
 //! returns, as the `mpsc::Sender` step does.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use super::types::{ConsolidatedSession, RunReport, SOURCE};
+use super::types::{AfterConsolidation, ConsolidatedSession, RunReport, StepFuture, SOURCE};
 use crate::vector_store::RecordEvent;
 use crate::vector_store::VectorStoreHandle;
-
-/// What a step answers: `Err` with a reason when it failed.
-pub type StepFuture = Pin<Box<dyn Future<Output = Result<(), String>> + Send>>;
-
-/// One step after a history-path run.
-pub trait AfterConsolidation: Send + Sync + 'static {
-    /// The step's name in logs and reports.
-    fn name(&self) -> &str;
-
-    /// Takes the consolidated session (key, marker, what the run wrote).
-    fn after(&self, session: ConsolidatedSession) -> StepFuture;
-}
-
-/// The registered steps, in the order they run.
-pub type AfterConsolidationSteps = Vec<Arc<dyn AfterConsolidation>>;
 
 /// A channel as a step: `try_send`, so a slow consumer misses sessions
 /// (a failed step) rather than stalling consolidation.

@@ -2,13 +2,14 @@
 //! status snapshot, and what the `after_consolidation` steps (`steps.rs`)
 //! are offered.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use serde::Serialize;
 
 use super::schema::{ConsolidationPath, Dropped};
-use super::steps::AfterConsolidationSteps;
 use crate::clock::SharedClock;
 use crate::lessons_file::LessonFile;
 use crate::llm::{ModelInfo, SharedLlm};
@@ -54,6 +55,22 @@ pub struct ConsolidatedSession {
     /// What the run wrote.
     pub report: RunReport,
 }
+
+/// What a step answers: `Err` with a reason when it failed.
+pub type StepFuture = Pin<Box<dyn Future<Output = Result<(), String>> + Send>>;
+
+/// One step after a history-path run (the registered ones and their
+/// contract are in `steps.rs`).
+pub trait AfterConsolidation: Send + Sync + 'static {
+    /// The step's name in logs and reports.
+    fn name(&self) -> &str;
+
+    /// Takes the consolidated session (key, marker, what the run wrote).
+    fn after(&self, session: ConsolidatedSession) -> StepFuture;
+}
+
+/// The registered steps, in the order they run.
+pub type AfterConsolidationSteps = Vec<Arc<dyn AfterConsolidation>>;
 
 /// How to start the consolidator.
 #[derive(Clone)]

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::{ConsolidationPath, MAX_EPISODIC, MAX_LESSONS, MAX_SEMANTIC};
+use super::answer::{ConsolidationPath, MAX_EPISODIC, MAX_LESSONS, MAX_SEMANTIC};
 
 /// Longest strings the schema allows (the grammar bounds every string so a
 /// small model cannot loop inside one until the token limit).

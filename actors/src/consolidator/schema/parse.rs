@@ -4,10 +4,11 @@
 
 use serde_json::Value;
 
-use super::{
-    answer_keys, AnswerError, ConsolidationAnswer, ConsolidationPath, Dropped, MAX_EPISODIC,
-    MAX_LESSONS, MAX_SEMANTIC,
+use super::answer::{
+    AnswerError, ConsolidationAnswer, ConsolidationPath, Dropped, MAX_EPISODIC, MAX_LESSONS,
+    MAX_SEMANTIC,
 };
+use super::json::answer_keys;
 
 /// Takes the JSON out of a fenced block, if the model wrapped it in one.
 fn unfence(text: &str) -> &str {
@@ -81,8 +82,8 @@ pub fn apply_caps(answer: &mut ConsolidationAnswer) -> Dropped {
 
 #[cfg(test)]
 mod tests {
+    use super::super::answer::SemanticItem;
     use super::*;
-    use crate::consolidator::schema::SemanticItem;
     use crate::vector_store::lessons::LessonCategory;
     use serde_json::json;
 
