@@ -8,10 +8,11 @@
 //!
 //! Shutdown order (SIGTERM/SIGINT or the test's trigger): tell systemd we
 //! are stopping → stop accepting and let in-flight requests finish (up to
-//! `server.shutdown_timeout_secs`) → stop the background boot and migration
-//! tasks → stop the heartbeat and close the memory index → flush the skill
-//! usage ledger and stop the skills actor → close the memory
-//! store (WAL checkpoint, connections closed) → remove daemon.json.
+//! `server.shutdown_timeout_secs`) → stop the background boot (embedding
+//! and chat model) and migration tasks → stop the heartbeat and close the
+//! memory index → flush the skill usage ledger and stop the skills actor →
+//! close the embedder and the chat model → close the memory store (WAL
+//! checkpoint, connections closed) → remove daemon.json.
 
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr, TcpListener};
@@ -64,6 +65,7 @@ pub struct Application {
     address: SocketAddr,
     store: VectorStoreHandle,
     embeddings: EmbeddingRuntime,
+    chat_model: crate::consolidation::ChatModel,
     layers: MemoryLayers,
     skills: SkillLedgerHandle,
     home: DataHome,
@@ -145,6 +147,7 @@ impl Application {
             dir: home.sessions_dir(),
             clock: system_clock(),
         });
+        let chat_model = crate::consolidation::ChatModel::start(&settings, &home);
         let (consolidator, idle_checks) = crate::consolidation::start(
             &settings,
             &home,
@@ -155,7 +158,7 @@ impl Application {
                 migrated: layers.migration.migrated_flag(),
                 clock: system_clock(),
             },
-            crate::consolidation::llm_client(&settings, &home),
+            chat_model.llm(),
         );
         if settings.consolidation.enabled {
             layers
@@ -179,6 +182,7 @@ impl Application {
             safe_reader,
             transcripts,
             consolidator,
+            chat_model: chat_model.clone(),
         });
         let mcp_shutdown = CancellationToken::new();
         let mcp = McpService::new(
@@ -233,6 +237,7 @@ impl Application {
             address,
             store,
             embeddings,
+            chat_model,
             layers,
             skills,
             home,
@@ -265,6 +270,8 @@ impl Application {
         // Model download, load, space reconcile and backfill run in the
         // background; readiness never waits for them.
         let boot = actix_rt::spawn(self.embeddings.clone().boot());
+        // Likewise the default consolidation model's download and load.
+        let chat_boot = actix_rt::spawn(self.chat_model.clone().boot());
         // Markdown migration (when memory.migrated is false), likewise in
         // the background.
         let migration = actix_rt::spawn(self.layers.migration.clone().boot());
@@ -285,6 +292,7 @@ impl Application {
             watchdog.abort();
         }
         boot.abort();
+        chat_boot.abort();
         migration.abort();
         self.layers.close().await;
         // Flushes the skill usage ledger's pending hits.
@@ -292,6 +300,7 @@ impl Application {
             tracing::warn!(error = %e, "closing the skills actor");
         }
         self.embeddings.close().await;
+        self.chat_model.close();
         let closed = self.store.close().await;
         lifecycle::remove_daemon_record(&self.home);
         server_result

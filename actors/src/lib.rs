@@ -81,6 +81,7 @@ pub mod lessons_file;
 pub mod llm;
 pub mod memory_files;
 pub mod migration;
+mod model_loader;
 pub mod security;
 pub mod security_log;
 pub mod sensitive_paths;

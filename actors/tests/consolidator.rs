@@ -2,137 +2,23 @@
 //! its model an OpenAI-compatible server the test starts on 127.0.0.1 (and,
 //! when ../shared/models is there, the local llama.cpp chat model): both
 //! paths, offsets, idle detection on an injected clock, caps, an injection
-//! attempt, malformed and truncated answers.
+//! attempt, malformed and truncated answers. The rig is in
+//! `common/consolidator_rig.rs`.
 
 mod common;
 
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::TimeZone;
 use common::chat_server::{is_history, user_message, ChatServer, Reply};
-use kirocrew_actors::clock::ManualClock;
-use kirocrew_actors::consolidator::{
-    ConsolidatedSession, ConsolidationPath, ConsolidationSettings, ConsolidatorConfig,
-    ConsolidatorError, ConsolidatorHandle, Dropped,
-};
+use common::consolidator_rig::{endpoint, history_answer, rig, Rig};
+use kirocrew_actors::consolidator::{ConsolidationPath, ConsolidatorError, Dropped};
 use kirocrew_actors::heartbeat::CheckIdleSessions;
-use kirocrew_actors::lessons_file::LessonFile;
-use kirocrew_actors::llm::{OpenAiClient, OpenAiConfig, SharedLlm};
-use kirocrew_actors::memory_files::{Layer, MemoryFilesConfig, MemoryFilesHandle};
-use kirocrew_actors::transcripts::{NewTurn, Role, TranscriptsConfig, TranscriptsHandle};
-use kirocrew_actors::vector_store::VectorStoreHandle;
+use kirocrew_actors::llm::SharedLlm;
+use kirocrew_actors::memory_files::Layer;
+use kirocrew_actors::transcripts::{NewTurn, Role};
 use serde_json::{json, Value};
-use tokio::sync::mpsc;
-
-struct Rig {
-    dir: tempfile::TempDir,
-    clock: Arc<ManualClock>,
-    transcripts: TranscriptsHandle,
-    store: VectorStoreHandle,
-    files: MemoryFilesHandle,
-    consolidator: ConsolidatorHandle,
-    after: mpsc::Receiver<ConsolidatedSession>,
-}
-
-fn endpoint(server: &ChatServer) -> SharedLlm {
-    let mut config = OpenAiConfig::new(server.base_url.clone(), "test-model");
-    config.retries = 0;
-    config.timeout = Duration::from_secs(10);
-    Arc::new(OpenAiClient::new(config))
-}
-
-async fn rig(llm: SharedLlm, migrated: bool) -> Rig {
-    let dir = tempfile::tempdir().unwrap();
-    let clock = ManualClock::new(chrono::Utc.with_ymd_and_hms(2025, 3, 1, 9, 0, 0).unwrap());
-    let transcripts = TranscriptsHandle::start(TranscriptsConfig {
-        dir: dir.path().join("sessions"),
-        clock: clock.clone(),
-    });
-    let store = common::open_store(dir.path()).await;
-    let files = MemoryFilesHandle::start(MemoryFilesConfig {
-        memory_dir: dir.path().join("memory"),
-        index_path: dir.path().join("memory_index.db"),
-        clock: clock.clone(),
-        rebuild_on_start: false,
-    });
-    let (tx, after) = mpsc::channel(8);
-    let (consolidator, _idle) = ConsolidatorHandle::start(ConsolidatorConfig {
-        transcripts: transcripts.clone(),
-        store: store.clone(),
-        files: files.clone(),
-        lessons_file: LessonFile::new(dir.path().join("lessons.jsonl")),
-        llm,
-        clock: clock.clone(),
-        migrated: Arc::new(AtomicBool::new(migrated)),
-        after_consolidation: Some(Arc::new(tx)),
-        settings: ConsolidationSettings::default(),
-    });
-    Rig {
-        dir,
-        clock,
-        transcripts,
-        store,
-        files,
-        consolidator,
-        after,
-    }
-}
-
-impl Rig {
-    /// Records turn `i` of `key` and tells the consolidator, like the
-    /// gateway route does; answers whether a prefs run started.
-    async fn say(&self, key: &str, i: usize) -> bool {
-        let meta = self
-            .transcripts
-            .append(NewTurn {
-                session_key: key.into(),
-                role: if i % 2 == 0 {
-                    Role::User
-                } else {
-                    Role::Assistant
-                },
-                text: format!("msg-{i:03} I prefer neovim with dark mode"),
-                channel_id: None,
-                sender: None,
-                user: None,
-            })
-            .await
-            .unwrap();
-        self.consolidator.note_turn(meta).await.unwrap()
-    }
-
-    /// Waits until no run of `key` is in flight; answers its status.
-    async fn settle(&self, key: &str) -> Value {
-        for _ in 0..600 {
-            let status = self.consolidator.status().await.unwrap();
-            let session = status.sessions.iter().find(|s| s.session == key).cloned();
-            if let Some(s) = session.filter(|s| s.running.is_empty()) {
-                return serde_json::to_value(s).unwrap();
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("consolidation of {key} did not finish");
-    }
-
-    async fn marker(&self, key: &str) -> u64 {
-        let (_, meta) = self.transcripts.turns_since(key, 0).await.unwrap();
-        meta.unwrap().last_consolidated
-    }
-
-    fn history_files(&self) -> Vec<String> {
-        let dir = self.dir.path().join("memory/history");
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            return Vec::new();
-        };
-        entries
-            .flatten()
-            .map(|e| std::fs::read_to_string(e.path()).unwrap())
-            .collect()
-    }
-}
 
 fn prefs_answer(markdown: bool) -> String {
     let mut answer = json!({
@@ -143,15 +29,6 @@ fn prefs_answer(markdown: bool) -> String {
         answer["projects_update"] = json!("- kirocrew");
     }
     answer.to_string()
-}
-
-fn history_answer() -> String {
-    json!({
-        "history": "Talked about editors; the user prefers neovim.",
-        "episodic": [{"text": "The user switched their editor to neovim this week.", "importance": 0.7, "tags": ["editor"]}],
-        "lessons": [{"rule": "Suggest neovim keybindings first", "category": "preference"}],
-    })
-    .to_string()
 }
 
 fn schema_keys(request: &Value) -> Vec<String> {

@@ -1,10 +1,13 @@
 //! The command line: `kirocrew serve | memory … | learn … | skills … | hooks … | context … |
-//! config … | doctor | bench … | security … | hook … | install … | uninstall … | mcp`.
+//! config … | doctor | bench … | security … | consolidation … | hook … | install … |
+//! uninstall … | mcp`.
 //!
 //! Every command takes `--home` (else `$KIROCREW_HOME`, else `~/.kiro/crew`).
 //! One-shot commands open the same memory.db as a running daemon (WAL lets
 //! both read and write) and never download anything. Errors print one
-//! `error: …` line to stderr and exit 1; usage errors exit 2.
+//! `error: …` line to stderr and exit 1; usage errors exit 2. The
+//! `consolidation` commands are the exception to "open the same
+//! memory.db": they ask the running daemon, which owns that state.
 
 mod bench;
 mod bench_consolidate;
@@ -12,6 +15,7 @@ mod bench_context;
 mod bench_hooks;
 mod bench_locomo;
 mod config_cmd;
+mod consolidation;
 mod context;
 mod doctor;
 mod hook;
@@ -89,6 +93,10 @@ pub enum Command {
     /// The MCP server on stdin/stdout, forwarding to the running daemon
     /// (`--start` starts one when none answers).
     Mcp(mcp::McpArgs),
+    /// Show the running daemon's consolidation state, or consolidate a
+    /// session now.
+    #[command(subcommand)]
+    Consolidation(consolidation::ConsolidationCommand),
     /// Screen text for prompt injection, redact credentials (stdin → stdout),
     /// show security events, audit stored memory.
     #[command(subcommand)]
@@ -140,6 +148,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Security(cmd) => return security::run_on_home(home, cmd),
         Command::Hook(cmd) => return hook::run(home, cmd),
         Command::Mcp(args) => return mcp::run(home, args),
+        // Asks the daemon: no model, no kernels.
+        Command::Consolidation(cmd) => return consolidation::run(home, cmd),
         Command::Install(install::IntegrationCommand::ClaudeCode(args)) => {
             return install::install(&home, &args, &mut std::io::stdout().lock())
         }
@@ -169,6 +179,7 @@ fn run_with_kernels(home: DataHome, command: Command) -> anyhow::Result<ExitCode
         Command::Bench(cmd) => bench::run(cmd),
         Command::ProbeCpuModule(_)
         | Command::Security(_)
+        | Command::Consolidation(_)
         | Command::Hook(_)
         | Command::Mcp(_)
         | Command::Install(_)

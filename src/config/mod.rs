@@ -31,6 +31,11 @@ pub const ENV_ALIASES: &[(&str, &str)] = &[
     ("KIROCREW_LLM_MODEL", "consolidation.llm_model"),
     ("KIROCREW_LLM_API_KEY", "consolidation.llm_api_key"),
     ("KIROCREW_CHAT_MODEL_PATH", "consolidation.chat_model_path"),
+    ("KIROCREW_CHAT_MODEL_URL", "consolidation.chat_model_url"),
+    (
+        "KIROCREW_CHAT_MODEL_SHA256",
+        "consolidation.chat_model_sha256",
+    ),
 ];
 
 mod error;

@@ -66,6 +66,16 @@ pub struct ConsolidationConfig {
     pub llm_max_response_bytes: u64,
     /// A local chat GGUF.
     pub chat_model_path: String,
+    /// Fetch the default chat model when neither an endpoint nor
+    /// `chat_model_path` is set (`KIROCREW_SKIP_MODEL_DOWNLOAD=1` also
+    /// stops it).
+    pub chat_model_download: bool,
+    /// Where the default chat model is fetched from (env
+    /// `KIROCREW_CHAT_MODEL_URL`; blank: the built-in URL).
+    pub chat_model_url: String,
+    /// Its sha256 pin (env `KIROCREW_CHAT_MODEL_SHA256`; blank: the
+    /// built-in pin).
+    pub chat_model_sha256: String,
     /// The local model's context, in tokens.
     pub chat_ctx_tokens: u32,
     /// llama.cpp threads for the local model.
@@ -88,6 +98,8 @@ impl std::fmt::Debug for ConsolidationConfig {
                 &(!self.llm_api_key.is_empty()).then_some("<set>"),
             )
             .field("chat_model_path", &self.chat_model_path)
+            .field("chat_model_download", &self.chat_model_download)
+            .field("chat_model_url", &self.chat_model_url)
             .finish_non_exhaustive()
     }
 }
@@ -335,6 +347,14 @@ impl Settings {
                 "must be between 500 and 1000000".into(),
             );
         }
+        check_pin("consolidation.chat_model_sha256", &c.chat_model_sha256)?;
+        let url = c.chat_model_url.trim();
+        if !url.is_empty() && !url.starts_with("https://") && !url.starts_with("http://") {
+            return bad(
+                "consolidation.chat_model_url",
+                "must be an http:// or https:// URL".into(),
+            );
+        }
         if !(1..=60_000).contains(&self.context.embed_deadline_ms) {
             return bad(
                 "context.embed_deadline_ms",
@@ -421,11 +441,7 @@ impl Settings {
                 format!("unknown profile; known: {}", profiles.join(", ")),
             );
         }
-        let sha = &m.embed_model_sha256;
-        let valid_pin = sha.len() == 64 && sha.chars().all(|c| c.is_ascii_hexdigit());
-        if !sha.is_empty() && !valid_pin {
-            return bad("memory.embed_model_sha256", "must be 64 hex digits".into());
-        }
+        check_pin("memory.embed_model_sha256", &m.embed_model_sha256)?;
         for prefix in &m.extra_prefixes {
             if let Err(reason) = normalize_prefix(prefix) {
                 return bad("memory.extra_prefixes", reason);
@@ -448,4 +464,15 @@ impl Settings {
             episodic_max: self.memory.episodic_max,
         }
     }
+}
+
+/// A sha256 pin setting: empty (none) or 64 hex digits.
+fn check_pin(key: &str, sha: &str) -> Result<(), ConfigError> {
+    if sha.is_empty() || (sha.len() == 64 && sha.chars().all(|c| c.is_ascii_hexdigit())) {
+        return Ok(());
+    }
+    Err(ConfigError::InvalidValue {
+        key: key.to_owned(),
+        reason: "must be 64 hex digits".into(),
+    })
 }

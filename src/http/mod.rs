@@ -83,6 +83,8 @@ pub struct AppState {
     pub transcripts: TranscriptsHandle,
     /// The consolidator (prefs path per 30 messages, history path on idle).
     pub consolidator: ConsolidatorHandle,
+    /// The consolidation model and its download (status).
+    pub chat_model: crate::consolidation::ChatModel,
 }
 
 impl AppState {

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use crate::chat_server::{is_history, ChatServer, Reply};
 use crate::helpers::{assert_error, shared_model, spawn_app_with, TestApp};
 
-async fn say(app: &TestApp, key: &str, role: &str, text: &str) {
+pub(crate) async fn say(app: &TestApp, key: &str, role: &str, text: &str) {
     let response = app
         .request(Method::POST, &format!("/api/sessions/{key}/messages"))
         .json(&json!({"role": role, "text": text}))
@@ -22,7 +22,7 @@ async fn say(app: &TestApp, key: &str, role: &str, text: &str) {
 }
 
 /// Polls the status until `key` has a finished run (success or error).
-async fn settled(app: &TestApp, key: &str) -> Value {
+pub(crate) async fn settled(app: &TestApp, key: &str) -> Value {
     for _ in 0..1_200 {
         let status = app.get_json("/api/memory/consolidation").await;
         if let Some(s) = status["sessions"]
@@ -63,14 +63,7 @@ fn answer(request: &Value) -> Reply {
 
 #[actix_rt::test]
 async fn both_paths_through_the_api_with_an_openai_compatible_endpoint() {
-    let server = ChatServer::start(answer);
-    let base = server.base_url.clone();
-    let app = spawn_app_with(move |s| {
-        s.consolidation.llm_base_url = base;
-        s.consolidation.llm_model = "test-model".into();
-        s.consolidation.llm_retries = 0;
-    })
-    .await;
+    let (_server, app) = spawn_with_endpoint(answer).await;
     let status = app.get_json("/api/memory/consolidation").await;
     assert_eq!(status["model"]["backend"], "openai_compatible");
     assert_eq!(status["model"]["model"], "test-model");
@@ -172,15 +165,28 @@ async fn the_shared_local_chat_model_consolidates_through_the_api() {
         "No, not `rm -rf build` here; run it from the repo root.",
     )
     .await;
+    let s = run_until_consolidated(&app, "local:1").await;
+    assert_eq!(s["unconsolidated"], 0, "{s}");
+    assert_eq!(
+        app.get_json("/api/memory/consolidation").await["model"]["state"],
+        "ready"
+    );
+    app.stop().await;
+}
+
+/// Forces runs of `key` until its history is consolidated: the local
+/// model loads on first use, and until then runs answer "not ready".
+/// Answers the session's status.
+pub(crate) async fn run_until_consolidated(app: &TestApp, key: &str) -> Value {
+    let run = format!("/api/memory/consolidation/{key}/run");
     let response = app
-        .request(Method::POST, "/api/memory/consolidation/local:1/run")
+        .request(Method::POST, &run)
         .json(&json!({}))
         .send()
         .await
         .unwrap();
     assert_eq!(response.status(), 202);
-    // The model loads on first use; until then runs answer "not ready".
-    let mut s = settled(&app, "local:1").await;
+    let mut s = settled(app, key).await;
     for _ in 0..600 {
         if s["unconsolidated"] == 0 {
             break;
@@ -189,19 +195,30 @@ async fn the_shared_local_chat_model_consolidates_through_the_api() {
             .as_str()
             .is_some_and(|e| e.contains("not ready"))
         {
-            app.request(Method::POST, "/api/memory/consolidation/local:1/run")
+            app.request(Method::POST, &run)
                 .json(&json!({}))
                 .send()
                 .await
                 .unwrap();
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
-        s = settled(&app, "local:1").await;
+        s = settled(app, key).await;
     }
-    assert_eq!(s["unconsolidated"], 0, "{s}");
-    assert_eq!(
-        app.get_json("/api/memory/consolidation").await["model"]["state"],
-        "ready"
-    );
-    app.stop().await;
+    s
+}
+
+/// An app whose consolidation model is an OpenAI-compatible server on
+/// 127.0.0.1 answering with `responder` (keep the server alive).
+pub(crate) async fn spawn_with_endpoint(
+    responder: impl FnMut(&Value) -> Reply + Send + 'static,
+) -> (ChatServer, TestApp) {
+    let server = ChatServer::start(responder);
+    let base = server.base_url.clone();
+    let app = spawn_app_with(move |s| {
+        s.consolidation.llm_base_url = base;
+        s.consolidation.llm_model = "test-model".into();
+        s.consolidation.llm_retries = 0;
+    })
+    .await;
+    (server, app)
 }

@@ -2,17 +2,15 @@
 //! search, the boot download from a mirror on 127.0.0.1, model changes with
 //! validation, rollback and revert, and the re-embed sweep.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::helpers::{assert_error, shared_model, spawn_app_with, TestApp};
+use crate::model_server::ModelServer;
 
 const Q8: &str = "all-minilm-l6-v2-q8_0.gguf";
 const F16: &str = "all-minilm-l6-v2-f16.gguf";
@@ -359,52 +357,6 @@ fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
 fn read_config(home: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(home.join("config.json")).unwrap_or("{}".into()))
         .unwrap()
-}
-
-/// Serves one file over HTTP on 127.0.0.1, counting requests.
-struct ModelServer {
-    url: String,
-    requests: Arc<AtomicUsize>,
-}
-
-impl ModelServer {
-    fn start(file: PathBuf) -> Self {
-        Self::start_failing_first(file, 0)
-    }
-
-    /// Answers the first `failures` requests with a 500, then serves.
-    fn start_failing_first(file: PathBuf, failures: usize) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/model.gguf", listener.local_addr().unwrap());
-        let requests = Arc::new(AtomicUsize::new(0));
-        let counter = Arc::clone(&requests);
-        std::thread::spawn(move || {
-            let body = std::fs::read(&file).unwrap();
-            for stream in listener.incoming().take(8) {
-                let Ok(mut stream) = stream else { continue };
-                let seen = counter.fetch_add(1, Ordering::SeqCst);
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut line = String::new();
-                while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
-                    line.clear();
-                }
-                if seen < failures {
-                    let _ = stream.write_all(
-                        b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-                    );
-                    continue;
-                }
-                let head = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n",
-                    body.len()
-                );
-                let _ = stream
-                    .write_all(head.as_bytes())
-                    .and_then(|()| stream.write_all(&body));
-            }
-        });
-        Self { url, requests }
-    }
 }
 
 #[actix_web::test]

@@ -46,7 +46,8 @@ pub(crate) fn shared_model(name: &str) -> Option<PathBuf> {
 
 /// Starts the app in an existing home (restart tests). Unless `tweak` says
 /// otherwise the embedding model points at a file that does not exist (the
-/// app runs keyword-only and never tries to download anything) and
+/// app runs keyword-only and never tries to download anything), the
+/// default consolidation model is not downloaded either, and
 /// `memory.migrated` is true (no boot-time migration).
 pub(crate) async fn spawn_app_in(home: TempDir, tweak: impl FnOnce(&mut Settings)) -> TestApp {
     let mut settings = config::load(home.path(), Vec::new())
@@ -55,6 +56,9 @@ pub(crate) async fn spawn_app_in(home: TempDir, tweak: impl FnOnce(&mut Settings
     settings.server.port = 0;
     settings.server.workers = 1;
     settings.memory.embed_model_path = home.path().join("no-model.gguf").display().to_string();
+    // Tests never reach outside 127.0.0.1: the download tests point it at
+    // a local server and switch it back on.
+    settings.consolidation.chat_model_download = false;
     // No boot-time Markdown migration (and its audit event) unless a test
     // asks for it: tests compare audit trails.
     settings.memory.migrated = true;

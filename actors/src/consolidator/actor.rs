@@ -14,6 +14,7 @@ use super::schema::ConsolidationPath;
 use super::types::{ConsolidatorConfig, RunReport};
 use crate::clock::format_ts;
 use crate::heartbeat::CheckIdleSessions;
+use crate::llm::LlmError;
 
 /// A heartbeat idle check, forwarded from the subscription channel into
 /// the mailbox. Handled in `messages.rs`.
@@ -106,6 +107,12 @@ impl Consolidator {
                 }
                 state.last_run = Some(now);
                 state.last_error = None;
+            }
+            Err(e @ ConsolidatorError::Model(LlmError::NotReady(_))) => {
+                // Waiting for the model (downloading, loading) is not a
+                // fault: the next trigger tries the same messages again.
+                tracing::info!(session = key, ?path, error = %e, "consolidation waits for the chat model; offsets unchanged");
+                state.last_error = Some(e.to_string());
             }
             Err(e) => {
                 tracing::warn!(session = key, ?path, error = %e, "consolidation failed; offsets unchanged");

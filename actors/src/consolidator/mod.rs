@@ -20,7 +20,7 @@
 //!   `history/{date}.md`, episodic fragments (≤ 10) and implicit lessons
 //!   (≤ 10, lessons.jsonl when memory.db is unavailable), then the
 //!   `last_consolidated` marker in the transcript metadata, then the
-//!   [`AfterConsolidation`] step.
+//!   [`AfterConsolidation`] steps the daemon registered (`steps.rs`).
 //!
 //! Every item goes through its normal writer with source `consolidation`.
 //! The model ([`crate::llm`]) runs on a blocking thread inside a task the
@@ -29,9 +29,9 @@
 //! (model not ready, endpoint down, malformed or truncated answer) writes
 //! nothing, moves no offset, and is retried by the next trigger.
 //!
-//! Files: `schema.rs` (answer types, the one JSON Schema, caps, parsing),
+//! Files: `schema/` (answer types and caps, the one JSON Schema, parsing),
 //! `prompt.rs`, `triggers.rs` (when a path is due), `run.rs` (one run),
-//! `types.rs`, and the actor shape (`actor.rs`, `messages.rs`,
+//! `steps.rs` (the `after_consolidation` steps), `types.rs`, and the actor shape (`actor.rs`, `messages.rs`,
 //! `handle.rs`, `error.rs`).
 
 mod actor;
@@ -41,6 +41,7 @@ mod messages;
 pub mod prompt;
 mod run;
 pub mod schema;
+mod steps;
 pub mod triggers;
 mod types;
 
@@ -50,7 +51,9 @@ pub use schema::{
     answer_schema, apply_caps, parse_answer, AnswerError, ConsolidationAnswer, ConsolidationPath,
     Dropped, EpisodicItem, LessonItem, SemanticItem, MAX_EPISODIC, MAX_LESSONS, MAX_SEMANTIC,
 };
+pub use steps::{consolidated_summary, RecordConsolidated};
 pub use types::{
-    AfterConsolidation, ConsolidatedSession, ConsolidationSettings, ConsolidationStatus,
-    ConsolidatorConfig, RunReport, SessionStatus, PREFS_EVERY, SOURCE,
+    AfterConsolidation, AfterConsolidationSteps, ConsolidatedSession, ConsolidationSettings,
+    ConsolidationStatus, ConsolidatorConfig, RunReport, SessionStatus, StepFuture, PREFS_EVERY,
+    SOURCE,
 };

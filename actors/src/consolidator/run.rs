@@ -10,7 +10,8 @@
 //!    `consolidation` (validation, confidence gate, injection screen,
 //!    dedup, audit all apply; a refused item is logged and counted);
 //! 6. history path only: persist the marker, then offer the session to
-//!    the `after_consolidation` step.
+//!    the `after_consolidation` steps (`steps.rs`; a failing step is
+//!    reported, the run stands).
 //!
 //! The history entry is written before anything else of the history
 //! path, so a failing history file stops the run before any item lands.
@@ -27,6 +28,7 @@ use super::prompt::{system_prompt, user_prompt};
 use super::schema::{
     answer_schema, apply_caps, parse_answer, ConsolidationAnswer, ConsolidationPath,
 };
+use super::steps::run_steps;
 use super::types::{ConsolidatedSession, ConsolidatorConfig, RunReport, SOURCE};
 
 /// Runs `path` for `key` over the turns from `from` on.
@@ -85,13 +87,13 @@ pub(crate) async fn run_path(
         ConsolidationPath::History => {
             write_history(config, answer, &mut report).await?;
             config.transcripts.mark_consolidated(key, upto).await?;
-            if let Some(after) = &config.after_consolidation {
-                after.offer(&ConsolidatedSession {
-                    session: key.to_owned(),
-                    upto,
-                    report: report.clone(),
-                });
-            }
+            // After the marker: a failing step cannot undo the run.
+            let session = ConsolidatedSession {
+                session: key.to_owned(),
+                upto,
+                report: report.clone(),
+            };
+            report.steps_failed = run_steps(&config.after_consolidation, &session).await;
         }
     }
     tracing::info!(session = key, ?path, ?report, "consolidated");

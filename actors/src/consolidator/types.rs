@@ -1,11 +1,13 @@
 //! The consolidator's plain data: its configuration, what a run did, the
-//! status snapshot, and the `after_consolidation` hook point.
+//! status snapshot, and what the `after_consolidation` steps (`steps.rs`)
+//! are offered.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use serde::Serialize;
-use tokio::sync::mpsc;
 
 use super::schema::{ConsolidationPath, Dropped};
 use crate::clock::SharedClock;
@@ -43,7 +45,7 @@ impl Default for ConsolidationSettings {
 }
 
 /// A session whose history path just finished, offered to the
-/// `after_consolidation` step.
+/// `after_consolidation` steps.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ConsolidatedSession {
     /// The session key.
@@ -54,24 +56,21 @@ pub struct ConsolidatedSession {
     pub report: RunReport,
 }
 
-/// The step after a history-path run (the auto-skill pipeline hangs here:
-/// spec "Auto-Skill Creation", "piggybacks on the idle-fired
-/// consolidation"). `offer` runs inside the consolidation task and must
-/// not block: hand the session over (a channel, a spawned task) and
-/// return. A channel sender is one: `try_send`, so a slow consumer misses
-/// sessions rather than stalling consolidation.
+/// What a step answers: `Err` with a reason when it failed.
+pub type StepFuture = Pin<Box<dyn Future<Output = Result<(), String>> + Send>>;
+
+/// One step after a history-path run (the registered ones and their
+/// contract are in `steps.rs`).
 pub trait AfterConsolidation: Send + Sync + 'static {
-    /// Takes note of a consolidated session.
-    fn offer(&self, session: &ConsolidatedSession);
+    /// The step's name in logs and reports.
+    fn name(&self) -> &str;
+
+    /// Takes the consolidated session (key, marker, what the run wrote).
+    fn after(&self, session: ConsolidatedSession) -> StepFuture;
 }
 
-impl AfterConsolidation for mpsc::Sender<ConsolidatedSession> {
-    fn offer(&self, session: &ConsolidatedSession) {
-        if self.try_send(session.clone()).is_err() {
-            tracing::debug!(session = %session.session, "after_consolidation queue full or closed; skipped");
-        }
-    }
-}
+/// The registered steps, in the order they run.
+pub type AfterConsolidationSteps = Vec<Arc<dyn AfterConsolidation>>;
 
 /// How to start the consolidator.
 #[derive(Clone)]
@@ -91,8 +90,8 @@ pub struct ConsolidatorConfig {
     /// The live `memory.migrated`: the Markdown documents are replaced only
     /// while it is false.
     pub migrated: Arc<AtomicBool>,
-    /// The step after each history-path run, if any.
-    pub after_consolidation: Option<Arc<dyn AfterConsolidation>>,
+    /// The steps after each history-path run, in order (`steps.rs`).
+    pub after_consolidation: AfterConsolidationSteps,
     /// Tunables.
     pub settings: ConsolidationSettings,
 }
@@ -122,6 +121,9 @@ pub struct RunReport {
     pub refused: usize,
     /// Items over the caps.
     pub dropped: Dropped,
+    /// `after_consolidation` steps that failed (`name: reason`); the run
+    /// itself stands.
+    pub steps_failed: Vec<String>,
 }
 
 /// One session in the status snapshot.

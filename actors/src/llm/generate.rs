@@ -22,6 +22,7 @@ use llama_cpp_2::sampling::LlamaSampler;
 
 use super::client::{LlmError, LlmRequest};
 use super::grammar::schema_grammar;
+use crate::model_loader::{report_ready, WorkerReady};
 
 /// Tokens kept free for the answer at the least.
 const MIN_ANSWER_TOKENS: usize = 64;
@@ -45,7 +46,7 @@ pub(super) fn worker(
     backend: &'static LlamaBackend,
     settings: ChatSettings,
     jobs: mpsc::Receiver<ChatJob>,
-    ready: mpsc::Sender<Result<(), String>>,
+    ready: WorkerReady,
 ) {
     let params = LlamaContextParams::default()
         .with_n_ctx(NonZeroU32::new(settings.n_ctx))
@@ -53,15 +54,8 @@ pub(super) fn worker(
         .with_n_batch(settings.n_ctx)
         .with_n_threads(settings.n_threads)
         .with_n_threads_batch(settings.n_threads);
-    let mut ctx = match model.new_context(backend, params) {
-        Ok(ctx) => {
-            let _ = ready.send(Ok(()));
-            ctx
-        }
-        Err(e) => {
-            let _ = ready.send(Err(format!("cannot create a llama.cpp context: {e}")));
-            return;
-        }
+    let Some(mut ctx) = report_ready(&ready, model.new_context(backend, params)) else {
+        return;
     };
     while let Ok(job) = jobs.recv() {
         let answer = generate(&model, &mut ctx, settings, &job.request);

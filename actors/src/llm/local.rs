@@ -17,11 +17,11 @@
 //! While the file is absent (the default model still downloading) or
 //! loading, `complete` answers [`LlmError::NotReady`] at once and the
 //! consolidator tries again later. A failed load is retried after the
-//! cooldown.
+//! cooldown. The state machine is the embedder's (`crate::model_loader`).
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use llama_cpp_2::model::params::LlamaModelParams;
@@ -30,6 +30,7 @@ use llama_cpp_2::model::LlamaModel;
 use super::client::{LlmClient, LlmError, LlmRequest, ModelInfo};
 use super::generate::{worker, ChatJob, ChatSettings};
 use crate::embedder::llama::config::verified_backend;
+use crate::model_loader::{spawn_worker, LoadState, ModelLoader};
 
 /// Tunables of the local chat backend.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,17 +64,9 @@ impl LocalChatConfig {
     }
 }
 
-enum State {
-    Idle,
-    Loading,
-    Ready(mpsc::Sender<ChatJob>),
-    Failed { error: String, at: Instant },
-    Closed,
-}
-
 struct Shared {
     config: LocalChatConfig,
-    state: Mutex<State>,
+    state: ModelLoader<mpsc::Sender<ChatJob>>,
 }
 
 /// The llama.cpp chat backend.
@@ -94,11 +87,9 @@ impl LocalChat {
     /// A backend for `config.path`; nothing loads until first use (or
     /// [`Self::start_loading`]).
     pub fn new(config: LocalChatConfig) -> Self {
+        let state = ModelLoader::new("kc-chat-load", config.cooldown);
         Self {
-            shared: Arc::new(Shared {
-                config,
-                state: Mutex::new(State::Idle),
-            }),
+            shared: Arc::new(Shared { config, state }),
         }
     }
 
@@ -108,87 +99,63 @@ impl LocalChat {
         self.kick();
     }
 
-    /// Waits up to `timeout` for the model to be ready (tests, benches).
+    /// Waits up to `timeout` for the model to be ready (tests, benches),
+    /// also while its file is not there yet.
     pub fn wait_ready(&self, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         loop {
             self.kick();
-            match &*self.lock() {
-                State::Ready(_) => return true,
-                State::Failed { .. } | State::Closed => return false,
-                State::Idle | State::Loading => {}
+            let left = deadline.saturating_duration_since(Instant::now());
+            match &*self.shared.state.wait_while_loading(left) {
+                LoadState::Ready(_) => return true,
+                LoadState::Failed { .. } | LoadState::Closed => return false,
+                LoadState::Idle | LoadState::Loading => {}
             }
             if Instant::now() >= deadline {
                 return false;
             }
+            // Idle: the file is not there yet.
             std::thread::sleep(Duration::from_millis(20));
         }
     }
 
     /// Stops the worker (it finishes its current job first).
     pub fn close(&self) {
-        *self.lock() = State::Closed;
-    }
-
-    fn lock(&self) -> MutexGuard<'_, State> {
-        // The enum is consistent even after a panic elsewhere.
-        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.shared.state.close();
     }
 
     fn kick(&self) {
-        let mut state = self.lock();
-        let start = match &*state {
-            State::Idle => true,
-            State::Failed { at, .. } => at.elapsed() >= self.shared.config.cooldown,
-            State::Loading | State::Ready(_) | State::Closed => false,
-        };
-        if !start || !self.shared.config.path.is_file() {
+        // A missing file is not a failed load: no cooldown starts, and the
+        // load begins as soon as the download has installed it.
+        if !self.shared.config.path.is_file() {
             return;
         }
-        *state = State::Loading;
-        drop(state);
         let shared = Arc::clone(&self.shared);
-        let spawned = std::thread::Builder::new()
-            .name("kc-chat-load".into())
-            .spawn(move || {
-                let outcome = load(&shared.config);
-                let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
-                if matches!(*state, State::Closed) {
-                    return;
+        self.shared.state.kick(move || {
+            let path = shared.config.path.display();
+            match load(&shared.config) {
+                Ok(jobs) => {
+                    tracing::info!(path = %path, "chat model loaded");
+                    Ok(jobs)
                 }
-                *state = match outcome {
-                    Ok(jobs) => {
-                        tracing::info!(path = %shared.config.path.display(), "chat model loaded");
-                        State::Ready(jobs)
-                    }
-                    Err(error) => {
-                        tracing::warn!(path = %shared.config.path.display(), %error, "chat model failed to load; retrying after cooldown");
-                        State::Failed {
-                            error,
-                            at: Instant::now(),
-                        }
-                    }
-                };
-            });
-        if let Err(e) = spawned {
-            *self.lock() = State::Failed {
-                error: format!("cannot start loader thread: {e}"),
-                at: Instant::now(),
-            };
-        }
+                Err(error) => {
+                    tracing::warn!(path = %path, %error, "chat model failed to load; retrying after cooldown");
+                    Err(error)
+                }
+            }
+        });
     }
 
     fn jobs(&self) -> Result<mpsc::Sender<ChatJob>, LlmError> {
         self.kick();
-        match &*self.lock() {
-            State::Ready(jobs) => Ok(jobs.clone()),
-            State::Closed => Err(LlmError::Closed),
-            State::Failed { error, .. } => Err(LlmError::Load(error.clone())),
-            State::Idle if !self.shared.config.path.is_file() => Err(LlmError::NotReady(format!(
-                "{} is not there yet",
-                self.shared.config.path.display()
-            ))),
-            State::Idle | State::Loading => Err(LlmError::NotReady("loading".into())),
+        match &*self.shared.state.lock() {
+            LoadState::Ready(jobs) => Ok(jobs.clone()),
+            LoadState::Closed => Err(LlmError::Closed),
+            LoadState::Failed { error, .. } => Err(LlmError::Load(error.clone())),
+            LoadState::Idle if !self.shared.config.path.is_file() => Err(LlmError::NotReady(
+                format!("{} is not there yet", self.shared.config.path.display()),
+            )),
+            LoadState::Idle | LoadState::Loading => Err(LlmError::NotReady("loading".into())),
         }
     }
 }
@@ -204,16 +171,9 @@ fn load(config: &LocalChatConfig) -> Result<mpsc::Sender<ChatJob>, String> {
         seed: config.seed,
         temperature: config.temperature,
     };
-    let (tx, rx) = mpsc::channel::<ChatJob>();
-    let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
-    std::thread::Builder::new()
-        .name("kc-chat".into())
-        .spawn(move || worker(model, backend, settings, rx, ready_tx))
-        .map_err(|e| format!("cannot start the chat worker: {e}"))?;
-    ready_rx
-        .recv()
-        .map_err(|_| "chat worker died while starting".to_owned())??;
-    Ok(tx)
+    spawn_worker("kc-chat".into(), move |jobs, ready| {
+        worker(model, backend, settings, jobs, ready)
+    })
 }
 
 /// The file name shown in the status.
@@ -226,13 +186,11 @@ fn file_name(path: &Path) -> String {
 impl LlmClient for LocalChat {
     fn info(&self) -> ModelInfo {
         let config = &self.shared.config;
-        let (state, error) = match &*self.lock() {
-            State::Idle if !config.path.is_file() => ("missing", None),
-            State::Idle => ("idle", None),
-            State::Loading => ("loading", None),
-            State::Ready(_) => ("ready", None),
-            State::Failed { error, .. } => ("failed", Some(error.clone())),
-            State::Closed => ("closed", None),
+        let guard = self.shared.state.lock();
+        let (state, error) = match &*guard {
+            LoadState::Idle if !config.path.is_file() => ("missing", None),
+            LoadState::Failed { error, .. } => ("failed", Some(error.clone())),
+            other => (other.name(), None),
         };
         ModelInfo {
             backend: "llama_cpp",

@@ -19,6 +19,7 @@ use kirocrew_actors::embedder::{
 use kirocrew_actors::vector_store::{StoreSettings, VectorStoreHandle};
 
 pub(crate) mod chat_server;
+pub(crate) mod consolidator_rig;
 
 /// The MiniLM model the store tests embed with (small and fast).
 pub(crate) const TEST_MODEL: &str = "all-minilm-l6-v2-q8_0.gguf";

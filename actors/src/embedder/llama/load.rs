@@ -4,7 +4,6 @@
 
 use std::path::Path;
 use std::sync::atomic::AtomicUsize;
-use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -16,6 +15,7 @@ use super::super::bf16;
 use super::super::profile::{detect, ModelFacts, Pooling};
 use super::config::{verified_backend, Job, LlamaConfig, Loaded, Weights};
 use super::worker::{worker, WorkerSettings};
+use crate::model_loader::spawn_worker;
 
 pub(super) fn load(config: &LlamaConfig) -> Result<Loaded, String> {
     let meta =
@@ -58,8 +58,6 @@ pub(super) fn load(config: &LlamaConfig) -> Result<Loaded, String> {
     // Contexts are created one at a time: llama.cpp mutates the model while
     // creating a context, so parallel creation is unsound.
     for index in 0..config.workers.max(1) {
-        let (tx, rx) = mpsc::channel::<Job>();
-        let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
         let model = Arc::clone(&model);
         let settings = WorkerSettings {
             n_ctx,
@@ -68,13 +66,9 @@ pub(super) fn load(config: &LlamaConfig) -> Result<Loaded, String> {
             pooling: profile.pooling,
             normalize: profile.normalize,
         };
-        std::thread::Builder::new()
-            .name(format!("kc-embed-{index}"))
-            .spawn(move || worker(model, backend, settings, rx, ready_tx))
-            .map_err(|e| format!("cannot start embedding worker: {e}"))?;
-        ready_rx
-            .recv()
-            .map_err(|_| "embedding worker died while starting".to_owned())??;
+        let tx = spawn_worker::<Job, _>(format!("kc-embed-{index}"), move |jobs, ready| {
+            worker(model, backend, settings, jobs, ready)
+        })?;
         workers.push(tx);
     }
     Ok(Loaded {

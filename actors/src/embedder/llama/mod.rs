@@ -12,7 +12,8 @@
 //! Loading runs on its own thread (`kc-embed-load`), so `is_ready` and the
 //! embed calls never wait for it: until the model is resident they answer
 //! `NotReady` at once. A failed load is retried only after a cooldown
-//! (300 s) so a broken file cannot spawn a loader per call.
+//! (300 s) so a broken file cannot spawn a loader per call. That state
+//! machine is `crate::model_loader`, shared with the local chat model.
 //!
 //! ## Threads per context
 //! Each context runs with `n_threads` (default 1): with 2 OpenMP threads on
@@ -52,13 +53,14 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use llama_cpp_2::token::LlamaToken;
 
 use super::backend::{BackendStatus, EmbedError, EmbedKind, EmbeddingBackend};
 use super::pack::split_by_weight;
+use crate::model_loader::{LoadState, ModelLoader};
 
 pub(crate) mod config;
 mod cpu_backend;
@@ -74,19 +76,10 @@ use config::{Job, Loaded};
 
 use load::load;
 
-enum State {
-    Idle,
-    Loading,
-    Ready(Arc<Loaded>),
-    Failed { error: String, at: Instant },
-    Closed,
-}
-
 struct Shared {
     config: LlamaConfig,
     model_id: String,
-    state: Mutex<State>,
-    changed: Condvar,
+    state: ModelLoader<Arc<Loaded>>,
 }
 
 /// The llama.cpp embedding backend.
@@ -100,12 +93,12 @@ impl LlamaCppBackend {
     /// (or [`Self::start_loading`]).
     pub fn new(config: LlamaConfig) -> Self {
         let model_id = model_id_for(&config.path);
+        let state = ModelLoader::new("kc-embed-load", config.cooldown);
         Self {
             shared: Arc::new(Shared {
                 config,
                 model_id,
-                state: Mutex::new(State::Idle),
-                changed: Condvar::new(),
+                state,
             }),
         }
     }
@@ -115,69 +108,35 @@ impl LlamaCppBackend {
         self.kick();
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        // A panic while holding this lock leaves a consistent enum value;
-        // keep serving rather than poisoning every later call.
-        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     fn kick(&self) {
-        let mut state = self.lock();
-        let start = match &*state {
-            State::Idle => true,
-            State::Failed { at, .. } => at.elapsed() >= self.shared.config.cooldown,
-            State::Loading | State::Ready(_) | State::Closed => false,
-        };
-        if !start {
-            return;
-        }
-        *state = State::Loading;
-        drop(state);
         let shared = Arc::clone(&self.shared);
-        let spawned = std::thread::Builder::new()
-            .name("kc-embed-load".into())
-            .spawn(move || {
-                let started = Instant::now();
-                let outcome = load(&shared.config);
-                let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
-                if matches!(*state, State::Closed) {
-                    return;
+        self.shared.state.kick(move || {
+            let started = Instant::now();
+            match load(&shared.config) {
+                Ok(loaded) => {
+                    tracing::info!(
+                        model = %shared.model_id,
+                        dim = loaded.dim,
+                        profile = %loaded.profile.name,
+                        elapsed_ms = started.elapsed().as_millis() as u64,
+                        "embedding model loaded"
+                    );
+                    Ok(Arc::new(loaded))
                 }
-                *state = match outcome {
-                    Ok(loaded) => {
-                        tracing::info!(
-                            model = %shared.model_id,
-                            dim = loaded.dim,
-                            profile = %loaded.profile.name,
-                            elapsed_ms = started.elapsed().as_millis() as u64,
-                            "embedding model loaded"
-                        );
-                        State::Ready(Arc::new(loaded))
-                    }
-                    Err(error) => {
-                        tracing::warn!(model = %shared.model_id, %error, "embedding model failed to load; retrying after cooldown");
-                        State::Failed {
-                            error,
-                            at: Instant::now(),
-                        }
-                    }
-                };
-                shared.changed.notify_all();
-            });
-        if let Err(e) = spawned {
-            *self.lock() = State::Failed {
-                error: format!("cannot start loader thread: {e}"),
-                at: Instant::now(),
-            };
-        }
+                Err(error) => {
+                    tracing::warn!(model = %shared.model_id, %error, "embedding model failed to load; retrying after cooldown");
+                    Err(error)
+                }
+            }
+        });
     }
 
     fn loaded(&self) -> Result<Arc<Loaded>, EmbedError> {
-        let state = self.lock();
+        let state = self.shared.state.lock();
         match &*state {
-            State::Ready(loaded) => Ok(Arc::clone(loaded)),
-            State::Closed => Err(EmbedError::Closed),
-            State::Idle | State::Loading | State::Failed { .. } => {
+            LoadState::Ready(loaded) => Ok(Arc::clone(loaded)),
+            LoadState::Closed => Err(EmbedError::Closed),
+            LoadState::Idle | LoadState::Loading | LoadState::Failed { .. } => {
                 drop(state);
                 self.kick();
                 Err(EmbedError::NotReady)
@@ -246,8 +205,8 @@ impl EmbeddingBackend for LlamaCppBackend {
     }
 
     fn dim(&self) -> Option<usize> {
-        match &*self.lock() {
-            State::Ready(loaded) => Some(loaded.dim),
+        match &*self.shared.state.lock() {
+            LoadState::Ready(loaded) => Some(loaded.dim),
             _ => None,
         }
     }
@@ -258,25 +217,8 @@ impl EmbeddingBackend for LlamaCppBackend {
 
     fn wait_ready(&self, timeout: Duration) -> bool {
         self.kick();
-        let deadline = Instant::now() + timeout;
-        let mut state = self.lock();
-        loop {
-            match &*state {
-                State::Ready(_) => return true,
-                State::Failed { .. } | State::Closed | State::Idle => return false,
-                State::Loading => {}
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return false;
-            }
-            state = self
-                .shared
-                .changed
-                .wait_timeout(state, left)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
-        }
+        let state = self.shared.state.wait_while_loading(timeout);
+        matches!(*state, LoadState::Ready(_))
     }
 
     fn embed_batch(&self, texts: &[String], kind: EmbedKind) -> Result<Vec<Vec<f32>>, EmbedError> {
@@ -292,14 +234,14 @@ impl EmbeddingBackend for LlamaCppBackend {
     }
 
     fn status(&self) -> BackendStatus {
-        let state = self.lock();
-        let (name, error, loaded) = match &*state {
-            State::Idle => ("idle", None, None),
-            State::Loading => ("loading", None, None),
-            State::Ready(l) => ("ready", None, Some(Arc::clone(l))),
-            State::Failed { error, .. } => ("failed", Some(error.clone()), None),
-            State::Closed => ("closed", None, None),
+        let state = self.shared.state.lock();
+        let name = state.name();
+        let (error, loaded) = match &*state {
+            LoadState::Ready(l) => (None, Some(Arc::clone(l))),
+            LoadState::Failed { error, .. } => (Some(error.clone()), None),
+            LoadState::Idle | LoadState::Loading | LoadState::Closed => (None, None),
         };
+        drop(state);
         BackendStatus {
             state: name,
             model_id: Some(self.shared.model_id.clone()),
@@ -317,10 +259,8 @@ impl EmbeddingBackend for LlamaCppBackend {
     }
 
     fn close(&self) {
-        let mut state = self.lock();
         // Dropping `Loaded` drops the worker channels: each worker finishes
         // its current job, exits, and frees its context and model reference.
-        *state = State::Closed;
-        self.shared.changed.notify_all();
+        self.shared.state.close();
     }
 }

@@ -16,6 +16,7 @@ use super::super::pack::pack;
 use super::super::profile::Pooling;
 use super::super::vector::l2_normalize;
 use super::config::{Job, MAX_SEQS_PER_DECODE};
+use crate::model_loader::{report_ready, WorkerReady};
 
 #[derive(Clone, Copy)]
 pub(super) struct WorkerSettings {
@@ -31,7 +32,7 @@ pub(super) fn worker(
     backend: &'static LlamaBackend,
     settings: WorkerSettings,
     jobs: mpsc::Receiver<Job>,
-    ready: mpsc::Sender<Result<(), String>>,
+    ready: WorkerReady,
 ) {
     let pooling = match settings.pooling {
         Pooling::Mean => LlamaPoolingType::Mean,
@@ -48,15 +49,8 @@ pub(super) fn worker(
         .with_n_seq_max(MAX_SEQS_PER_DECODE as u32)
         .with_n_threads(settings.n_threads)
         .with_n_threads_batch(settings.n_threads);
-    let mut ctx = match model.new_context(backend, params) {
-        Ok(ctx) => {
-            let _ = ready.send(Ok(()));
-            ctx
-        }
-        Err(e) => {
-            let _ = ready.send(Err(format!("cannot create a llama.cpp context: {e}")));
-            return;
-        }
+    let Some(mut ctx) = report_ready(&ready, model.new_context(backend, params)) else {
+        return;
     };
     let mut batch = LlamaBatch::new(settings.n_ctx as usize, MAX_SEQS_PER_DECODE as i32);
     while let Ok(job) = jobs.recv() {
