@@ -130,6 +130,12 @@ impl ApiError {
         }
     }
 
+    /// Whether this is the daemon's fault (a 5xx): its cause is logged,
+    /// never shown.
+    pub fn is_server_error(&self) -> bool {
+        self.status_code().is_server_error()
+    }
+
     /// Shorthand for a 422.
     pub fn validation(code: &'static str, message: impl Into<String>) -> Self {
         ApiError::Validation {
@@ -165,7 +171,7 @@ impl ApiError {
     /// The message a client gets: the detail for 4xx; for 5xx a generic
     /// text with the request id, since the detail may name files, SQL or
     /// system errors.
-    fn public_message(&self, request_id: Option<&str>) -> String {
+    pub(crate) fn public_message(&self, request_id: Option<&str>) -> String {
         // By status, not variant, so a future 5xx variant is opaque too.
         let status = self.status_code();
         if !status.is_server_error() {

@@ -10,6 +10,7 @@
 pub mod cli;
 pub mod config;
 pub mod consolidation;
+pub mod console;
 pub mod context;
 pub mod daemon_client;
 pub mod embedding;

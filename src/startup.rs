@@ -7,7 +7,9 @@
 //! point on port 0 with a temporary home (`tests/api/helpers.rs`).
 //!
 //! Shutdown order (SIGTERM/SIGINT or the test's trigger): tell systemd we
-//! are stopping → stop accepting and let in-flight requests finish (up to
+//! are stopping → close the operator console's sessions (a close frame
+//! with the reason; open websockets would otherwise hold the graceful stop
+//! until its timeout) → stop accepting and let in-flight requests finish (up to
 //! `server.shutdown_timeout_secs`) → stop the background boot and migration
 //! tasks → stop the heartbeat and close the memory index → flush the skill
 //! usage ledger and stop the skills actor → close the memory
@@ -64,6 +66,7 @@ pub struct Application {
     embeddings: EmbeddingRuntime,
     layers: MemoryLayers,
     skills: SkillLedgerHandle,
+    console: crate::console::ConsoleHub,
     home: DataHome,
     token: String,
 }
@@ -160,6 +163,11 @@ impl Application {
                 .await
                 .context("subscribing the consolidator to the heartbeat")?;
         }
+        let console = crate::console::ConsoleHub::new(
+            settings.server.console_max_sessions,
+            Duration::from_secs(settings.server.console_idle_secs),
+        );
+        console.spawn_progress_sampler(embeddings.clone(), layers.migration.clone());
         let state = web::Data::new(AppState {
             store: store.clone(),
             settings: Arc::clone(&settings),
@@ -175,6 +183,7 @@ impl Application {
             safe_reader,
             transcripts,
             consolidator,
+            console: console.clone(),
         });
         let body_timeout = web::Data::new(BodyTimeout(Duration::from_secs(
             settings.server.body_timeout_secs,
@@ -197,6 +206,7 @@ impl Application {
                 .app_data(path_config())
                 .configure(health::config_health)
                 .configure(dashboard::config_dashboard)
+                .configure(crate::console::config_console)
                 .service(
                     web::scope("/api")
                         .wrap(from_fn(require_token))
@@ -222,6 +232,7 @@ impl Application {
             embeddings,
             layers,
             skills,
+            console,
             home,
             token,
         })
@@ -259,11 +270,14 @@ impl Application {
             () = shutdown => {
                 tracing::info!("shutdown requested; finishing in-flight requests");
                 lifecycle::notify_stopping();
+                self.console.shutdown();
                 handle.stop(true).await;
                 serving.await
             }
             result = &mut serving => result,
         };
+        // Also when the server ended on its own: the sampler stops.
+        self.console.shutdown();
         if let Some(watchdog) = watchdog {
             watchdog.abort();
         }

@@ -26,6 +26,9 @@ pub enum BenchCommand {
     Context(super::bench_context::ContextArgs),
     /// Local chat model consolidations per minute and parse rate.
     Consolidate(super::bench_consolidate::ConsolidateArgs),
+    /// Operator console round trip, audit fan-out to 50 subscribers, and
+    /// the memory a stalled subscriber holds.
+    Console(super::bench_console::ConsoleArgs),
 }
 
 /// Options of `kirocrew bench embed`.
@@ -179,6 +182,7 @@ pub(super) fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Locomo(args) => return super::bench_locomo::run(args),
         BenchCommand::Context(args) => return super::bench_context::run(args),
         BenchCommand::Consolidate(args) => return super::bench_consolidate::run(args),
+        BenchCommand::Console(args) => return super::bench_console::run(args),
     };
     if !args.model.is_file() {
         bail!("--model {} is not a file", args.model.display());

@@ -1,5 +1,5 @@
 //! The command line: `kirocrew serve | memory … | learn … | skills … | hooks … | context … |
-//! config … | doctor | bench … | security …`.
+//! config … | doctor | embedding status | console | bench … | security …`.
 //!
 //! Every command takes `--home` (else `$KIROCREW_HOME`, else `~/.kiro/crew`).
 //! One-shot commands open the same memory.db as a running daemon (WAL lets
@@ -10,18 +10,23 @@ mod bench;
 mod bench_consolidate;
 mod bench_context;
 mod bench_locomo;
-mod config_cmd;
+mod bench_console;
+pub(crate) mod config_cmd;
+mod console;
+mod console_line;
+mod console_shell;
 mod context;
-mod doctor;
-mod hooks;
-mod learn;
-mod memory;
+pub(crate) mod doctor;
+pub(crate) mod embedding;
+pub(crate) mod hooks;
+pub(crate) mod learn;
+pub(crate) mod memory;
 mod memory_commands;
 mod memory_files;
 mod security;
 mod security_audit;
 mod serve;
-mod skills;
+pub(crate) mod skills;
 mod skills_commands;
 
 use std::path::PathBuf;
@@ -69,6 +74,11 @@ pub enum Command {
     /// Show and test hooks (config rules and script hooks).
     #[command(subcommand)]
     Hooks(hooks::HooksCommand),
+    /// The running daemon's embedding model and its progress.
+    #[command(subcommand)]
+    Embedding(embedding::EmbeddingCommand),
+    /// The operator shell on the running daemon's websocket console.
+    Console(console::ConsoleArgs),
     /// Measure performance.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -117,6 +127,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         other => other,
     };
     let home = DataHome::resolve(cli.home)?;
+    // Clients of the running daemon: no model, no kernels, no store.
+    let command = match command {
+        Command::Embedding(cmd) => return embedding::run(home, cmd),
+        Command::Console(args) => return console::run(home, args),
+        other => other,
+    };
     if let Command::Security(cmd) = command {
         // Reads the log and stored memory: no model, no kernels.
         return security::run_on_home(home, cmd);
@@ -137,7 +153,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Hooks(cmd) => hooks::run(home, cmd),
         Command::Context(cmd) => context::run(home, cmd),
         Command::Bench(cmd) => bench::run(cmd),
-        Command::ProbeCpuModule(_) | Command::Security(_) => Ok(ExitCode::SUCCESS),
+        Command::ProbeCpuModule(_)
+        | Command::Security(_)
+        | Command::Embedding(_)
+        | Command::Console(_) => Ok(ExitCode::SUCCESS),
     }
 }
 

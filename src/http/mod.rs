@@ -82,6 +82,8 @@ pub struct AppState {
     pub transcripts: TranscriptsHandle,
     /// The consolidator (prefs path per 30 messages, history path on idle).
     pub consolidator: ConsolidatorHandle,
+    /// The operator console's sessions and streams (`/api/console`).
+    pub console: crate::console::ConsoleHub,
 }
 
 impl AppState {

@@ -27,6 +27,7 @@ use std::time::Duration;
 use actix::prelude::*;
 use sqlx::sqlite::SqlitePool;
 
+use super::audit_feed::AuditFeed;
 use super::db;
 use std::sync::Arc;
 
@@ -61,6 +62,8 @@ pub(crate) struct VectorStore {
     pub(super) exemplar_bank: Option<Arc<ExemplarBank>>,
     /// Where injection blocks are also recorded, once attached.
     pub(super) security_log: Option<SecurityLogHandle>,
+    /// The live audit trail, woken after every handler (`audit_feed.rs`).
+    pub(super) audit_feed: AuditFeed,
 }
 
 impl VectorStore {
@@ -169,6 +172,8 @@ impl VectorStore {
         res: &Result<T, VectorStoreError>,
         ctx: &mut Context<Self>,
     ) {
+        // Whatever the handler was, it may have committed audit rows.
+        self.audit_feed.wake();
         if let Err(e) = res {
             if e.is_fatal() && !self.closed {
                 tracing::error!(error = %e, "memory.db connection lost; restarting the store");
@@ -242,6 +247,8 @@ mod supervision_tests {
         let path = dir.path().join("memory.db");
         let pool = db::open_pool(&path).await.unwrap();
         let doomed = pool.clone();
+        let feed = AuditFeed::new();
+        let audit_live = feed.tx.clone();
         let addr = Supervisor::start(move |_| VectorStore {
             db_path: path,
             pool: Some(pool),
@@ -254,10 +261,12 @@ mod supervision_tests {
             reembed: Default::default(),
             exemplar_bank: None,
             security_log: None,
+            audit_feed: feed,
         });
         let store = VectorStoreHandle {
             addr,
             embedder: None,
+            audit_live,
         };
         store.write_semantic(write("pref.before")).await.unwrap();
 

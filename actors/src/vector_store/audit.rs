@@ -126,19 +126,39 @@ pub(super) async fn list_events(
     .bind(i64::from(limit))
     .fetch_all(pool)
     .await?;
-    Ok(rows
-        .into_iter()
-        .map(|r| MemoryEvent {
-            id: r.id,
-            event_type: r.event_type,
-            memory_type: r.memory_type,
-            key: r.key,
-            old_value: r.old_value,
-            new_value: r.new_value,
-            source: r.source,
-            ts: r.ts,
-        })
-        .collect())
+    Ok(rows.into_iter().map(EventRow::into_event).collect())
+}
+
+/// Events with an id above `after`, oldest first (the live feed).
+pub(super) async fn events_since(
+    pool: &SqlitePool,
+    after: i64,
+    limit: u32,
+) -> Result<Vec<MemoryEvent>, VectorStoreError> {
+    let rows: Vec<EventRow> = sqlx::query_as(
+        "SELECT id, event_type, memory_type, key, old_value, new_value, source, ts
+         FROM memory_events WHERE id > ? ORDER BY id LIMIT ?",
+    )
+    .bind(after)
+    .bind(i64::from(limit))
+    .fetch_all(pool)
+    .await?;
+    Ok(rows.into_iter().map(EventRow::into_event).collect())
+}
+
+impl EventRow {
+    fn into_event(self) -> MemoryEvent {
+        MemoryEvent {
+            id: self.id,
+            event_type: self.event_type,
+            memory_type: self.memory_type,
+            key: self.key,
+            old_value: self.old_value,
+            new_value: self.new_value,
+            source: self.source,
+            ts: self.ts,
+        }
+    }
 }
 
 /// Lists the newest audit events.
@@ -206,6 +226,14 @@ impl VectorStoreHandle {
     /// The newest audit events.
     pub async fn list_events(&self, limit: u32) -> Result<Vec<MemoryEvent>, VectorStoreError> {
         self.ask(ListEvents { limit }).await
+    }
+
+    /// A live feed of every audit row committed from now on, oldest first
+    /// (`audit_feed.rs`). A receiver more than a bounded queue behind gets
+    /// `RecvError::Lagged(n)` with the count it missed; it never slows a
+    /// writer.
+    pub fn subscribe_events(&self) -> tokio::sync::broadcast::Receiver<MemoryEvent> {
+        self.audit_live.subscribe()
     }
 }
 

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use actix::prelude::*;
 
 use super::actor::VectorStore;
+use super::audit_feed::AuditFeed;
 use super::db;
 use super::episodic::index_messages::SaveEpisodicIndex;
 use super::error::VectorStoreError;
@@ -29,6 +30,8 @@ use crate::security_log::SecurityLogHandle;
 pub struct VectorStoreHandle {
     pub(super) addr: Addr<VectorStore>,
     pub(super) embedder: Option<EmbedderHandle>,
+    /// Where the live audit feed is read from (`subscribe_events`).
+    pub(super) audit_live: tokio::sync::broadcast::Sender<super::audit::MemoryEvent>,
 }
 
 impl std::fmt::Debug for VectorStoreHandle {
@@ -53,6 +56,9 @@ impl VectorStoreHandle {
     ) -> Result<Self, VectorStoreError> {
         let pool = db::open_pool(&db_path).await?;
         let space = load_space(&pool).await?;
+        let audit_feed = AuditFeed::new();
+        let audit_live = audit_feed.tx.clone();
+        let feed = audit_feed.clone();
         let addr = Supervisor::start(move |_| VectorStore {
             db_path,
             pool: Some(pool),
@@ -65,10 +71,13 @@ impl VectorStoreHandle {
             reembed: Default::default(),
             exemplar_bank: None,
             security_log: None,
+            audit_feed: feed,
         });
+        audit_feed.spawn_publisher(addr.downgrade());
         Ok(Self {
             addr,
             embedder: None,
+            audit_live,
         })
     }
 
