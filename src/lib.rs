@@ -9,8 +9,8 @@
 
 pub mod cli;
 pub mod config;
-pub mod consolidation;
 pub mod console;
+pub mod consolidation;
 pub mod context;
 pub mod daemon_client;
 pub mod embedding;

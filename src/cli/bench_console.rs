@@ -108,11 +108,15 @@ async fn measure(
     let mut listeners = Vec::new();
     for _ in 0..args.subscribers {
         let mut client = connect().await?;
-        client.request("subscribe", json!({"stream": "audit"})).await?;
+        client
+            .request("subscribe", json!({"stream": "audit"}))
+            .await?;
         listeners.push(client);
     }
     let mut stalled = connect().await?;
-    stalled.request("subscribe", json!({"stream": "audit"})).await?;
+    stalled
+        .request("subscribe", json!({"stream": "audit"}))
+        .await?;
     let rss_before = resident_kib();
     let writes = args.writes;
     let report = local
@@ -123,7 +127,10 @@ async fn measure(
                 tasks.push(tokio::task::spawn_local(async move {
                     let mut seen = 0;
                     while seen < writes {
-                        let Ok(frame) = tokio::time::timeout(Duration::from_secs(60), client.next_event()).await else {
+                        let Ok(frame) =
+                            tokio::time::timeout(Duration::from_secs(60), client.next_event())
+                                .await
+                        else {
                             break;
                         };
                         let frame = frame?;
@@ -136,7 +143,9 @@ async fn measure(
                         seen += 1;
                         let key = frame["data"]["key"].as_str().unwrap_or_default();
                         if let Some(t) = sent.borrow().get(key) {
-                            latencies.borrow_mut().push(t.elapsed().as_secs_f64() * 1000.0);
+                            latencies
+                                .borrow_mut()
+                                .push(t.elapsed().as_secs_f64() * 1000.0);
                         }
                     }
                     client.close().await;
@@ -145,10 +154,13 @@ async fn measure(
             }
             let started = Instant::now();
             for i in 0..writes {
-                let key = format!("bench.k{i}");
+                let key = format!("pref.bench_k{i}");
                 sent.borrow_mut().insert(key.clone(), Instant::now());
                 writer
-                    .request("memory set", json!({"key": key, "value": format!("value {i}")}))
+                    .request(
+                        "memory set",
+                        json!({"key": key, "value": format!("value {i}")}),
+                    )
                     .await?;
             }
             let write_secs = started.elapsed().as_secs_f64();

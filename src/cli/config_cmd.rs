@@ -47,7 +47,11 @@ pub(super) fn run(home: DataHome, cmd: ConfigCommand) -> anyhow::Result<ExitCode
 
 /// `config get [KEY]`: the effective value (secrets redacted), from the
 /// configuration on disk and the environment, as the daemon loads it.
-pub(crate) fn get(home: &DataHome, key: Option<&str>, out: &mut impl Write) -> anyhow::Result<ExitCode> {
+pub(crate) fn get(
+    home: &DataHome,
+    key: Option<&str>,
+    out: &mut impl Write,
+) -> anyhow::Result<ExitCode> {
     let loaded = super::load_config(home)?;
     let shown = config::redacted(&loaded.effective);
     let value = match key {

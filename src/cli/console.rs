@@ -96,7 +96,10 @@ async fn follow(client: &mut ConsoleClient, stream: &str, level: &str) -> anyhow
         match client.next_event().await {
             Ok(frame) => println!("{}", event_line(&frame)),
             Err(ConsoleClientError::Closed(reason)) => {
-                eprintln!("console closed: {}", reason.as_deref().unwrap_or("connection ended"));
+                eprintln!(
+                    "console closed: {}",
+                    reason.as_deref().unwrap_or("connection ended")
+                );
                 return Ok(ExitCode::FAILURE);
             }
             Err(e) => return Err(e.into()),
@@ -191,9 +194,7 @@ fn interactive(
         });
     });
 
-    println!(
-        "kirocrew console (protocol {protocol}); `help` lists the commands, Ctrl-D quits"
-    );
+    println!("kirocrew console (protocol {protocol}); `help` lists the commands, Ctrl-D quits");
     let mut status = ExitCode::SUCCESS;
     loop {
         let line = match editor.readline("kirocrew> ") {

@@ -92,7 +92,9 @@ pub(crate) fn to_request(words: &[String]) -> Line {
     let mut m = &matches;
     while let Some((name, sub)) = m.subcommand() {
         cmd_words.push(name.to_owned());
-        let Some(next) = spec.find_subcommand(name) else { break };
+        let Some(next) = spec.find_subcommand(name) else {
+            break;
+        };
         spec = next;
         m = sub;
     }
@@ -132,9 +134,10 @@ mod tests {
 
     #[test]
     fn quotes_and_escapes_group_words() {
-        assert_eq!(words(r#"learn add "always run tests" --category tool"#), vec![
-            "learn", "add", "always run tests", "--category", "tool"
-        ]);
+        assert_eq!(
+            words(r#"learn add "always run tests" --category tool"#),
+            vec!["learn", "add", "always run tests", "--category", "tool"]
+        );
         assert_eq!(words(r"a\ b 'c d' '' x"), vec!["a b", "c d", "", "x"]);
         assert!(split_line("say \"hi").is_err());
         assert!(split_line("oops\\").is_err());
@@ -153,17 +156,25 @@ mod tests {
         let line = to_request(&words("skills edit x --trigger a --trigger b"));
         assert_eq!(
             line,
-            Line::Request("skills edit".into(), json!({"name": "x", "triggers": ["a", "b"]}))
+            Line::Request(
+                "skills edit".into(),
+                json!({"name": "x", "triggers": ["a", "b"]})
+            )
         );
     }
 
     #[test]
     fn help_and_usage_errors_are_shown_not_sent() {
-        assert!(matches!(to_request(&words("memory search --help")), Line::Show(t) if t.contains("Usage")));
+        assert!(
+            matches!(to_request(&words("memory search --help")), Line::Show(t) if t.contains("Usage"))
+        );
         assert!(matches!(to_request(&words("memory nope")), Line::Show(_)));
         assert_eq!(
             to_request(&words("subscribe log debug")),
-            Line::Request("subscribe".into(), json!({"stream": "log", "level": "debug"}))
+            Line::Request(
+                "subscribe".into(),
+                json!({"stream": "log", "level": "debug"})
+            )
         );
     }
 }

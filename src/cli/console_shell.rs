@@ -13,7 +13,12 @@ use serde_json::Value;
 pub(crate) fn commands_of(hello: &Value) -> Vec<String> {
     let mut commands: Vec<String> = hello["commands"]
         .as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default();
     commands.retain(|c| c != "auth");
     commands.extend(["help".to_owned(), "exit".to_owned()]);

@@ -27,14 +27,20 @@ struct Report {
 
 impl Report {
     fn ok(&self, what: &str, detail: impl std::fmt::Display) {
-        self.lines.borrow_mut().push(format!("ok    {what}: {detail}"));
+        self.lines
+            .borrow_mut()
+            .push(format!("ok    {what}: {detail}"));
     }
     fn warn(&self, what: &str, detail: impl std::fmt::Display) {
-        self.lines.borrow_mut().push(format!("warn  {what}: {detail}"));
+        self.lines
+            .borrow_mut()
+            .push(format!("warn  {what}: {detail}"));
     }
     fn fail(&self, what: &str, detail: impl std::fmt::Display) {
         self.failed.set(true);
-        self.lines.borrow_mut().push(format!("FAIL  {what}: {detail}"));
+        self.lines
+            .borrow_mut()
+            .push(format!("FAIL  {what}: {detail}"));
     }
 }
 

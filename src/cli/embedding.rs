@@ -87,7 +87,10 @@ mod tests {
         let mut out = Vec::new();
         print_status(&status, false, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
-        assert!(text.contains("model     m (384 dims) state ready"), "{text}");
+        assert!(
+            text.contains("model     m (384 dims) state ready"),
+            "{text}"
+        );
         assert!(text.contains("error     boom"), "{text}");
     }
 }

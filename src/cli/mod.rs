@@ -7,10 +7,10 @@
 //! `error: …` line to stderr and exit 1; usage errors exit 2.
 
 mod bench;
+mod bench_console;
 mod bench_consolidate;
 mod bench_context;
 mod bench_locomo;
-mod bench_console;
 pub(crate) mod config_cmd;
 mod console;
 mod console_line;

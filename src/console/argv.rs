@@ -45,9 +45,21 @@ pub const COMMANDS: &[&str] = &[
 
 /// Options refused even on an allowed command, with why.
 const REFUSED_OPTIONS: &[(&str, &str, &str)] = &[
-    ("memory search", "files", "search the memory files with the REST API (GET /api/memory/files/search)"),
-    ("skills new", "from", "it reads a file on the daemon's machine; send the content with POST /api/skills"),
-    ("skills edit", "body_from", "it reads a file on the daemon's machine"),
+    (
+        "memory search",
+        "files",
+        "search the memory files with the REST API (GET /api/memory/files/search)",
+    ),
+    (
+        "skills new",
+        "from",
+        "it reads a file on the daemon's machine; send the content with POST /api/skills",
+    ),
+    (
+        "skills edit",
+        "body_from",
+        "it reads a file on the daemon's machine",
+    ),
     ("doctor", "backends_dir", "a packaging aid for the CLI"),
 ];
 
@@ -58,7 +70,9 @@ pub fn parse_command(cmd: &str, args: &Map<String, Value>) -> Result<Command, Co
     let root = Cli::command();
     let mut spec = &root;
     for word in &words {
-        spec = spec.find_subcommand(word).ok_or_else(|| unknown_command(&joined))?;
+        spec = spec
+            .find_subcommand(word)
+            .ok_or_else(|| unknown_command(&joined))?;
     }
     if words.is_empty() || spec.has_subcommands() {
         return Err(unknown_command(&joined));
@@ -133,7 +147,10 @@ fn clap_message(text: &str) -> String {
 fn unknown_command(cmd: &str) -> ConsoleError {
     ConsoleError::new(
         "unknown_command",
-        format!("unknown command {cmd:?}; the commands are: {}", COMMANDS.join(", ")),
+        format!(
+            "unknown command {cmd:?}; the commands are: {}",
+            COMMANDS.join(", ")
+        ),
     )
 }
 
@@ -143,7 +160,11 @@ fn unknown_argument(cmd: &str, name: &str, spec: &clap::Command) -> ConsoleError
         "unknown_argument",
         format!(
             "`{cmd}` has no argument {name:?}; it takes: {}",
-            if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+            if known.is_empty() {
+                "none".to_owned()
+            } else {
+                known.join(", ")
+            }
         ),
     )
 }
@@ -182,24 +203,43 @@ mod tests {
 
     #[test]
     fn options_by_name_become_the_cli_command() {
-        let c = parse_command("memory search", &args(json!({"query": "deploy", "limit": 5}))).unwrap();
-        let Command::Memory(MemoryCommand::Search { query, limit, json, episodic, .. }) = c else {
+        let c = parse_command(
+            "memory search",
+            &args(json!({"query": "deploy", "limit": 5})),
+        )
+        .unwrap();
+        let Command::Memory(MemoryCommand::Search {
+            query,
+            limit,
+            json,
+            episodic,
+            ..
+        }) = c
+        else {
             panic!("{c:?}")
         };
-        assert_eq!((query.as_str(), limit, json, episodic), ("deploy", 5, false, false));
+        assert_eq!(
+            (query.as_str(), limit, json, episodic),
+            ("deploy", 5, false, false)
+        );
     }
 
     #[test]
     fn positionals_keep_their_order_and_may_start_with_a_dash() {
-        let c = parse_command("memory set", &args(json!({"value": "-1", "key": "pref.x"}))).unwrap();
-        let Command::Memory(MemoryCommand::Set { key, value, .. }) = c else { panic!("{c:?}") };
+        let c =
+            parse_command("memory set", &args(json!({"value": "-1", "key": "pref.x"}))).unwrap();
+        let Command::Memory(MemoryCommand::Set { key, value, .. }) = c else {
+            panic!("{c:?}")
+        };
         assert_eq!((key.as_str(), value.as_str()), ("pref.x", "-1"));
     }
 
     #[test]
     fn flags_take_booleans_and_the_cli_defaults_apply() {
         let c = parse_command("memory list", &args(json!({"json": true}))).unwrap();
-        let Command::Memory(MemoryCommand::List { json, limit, .. }) = c else { panic!("{c:?}") };
+        let Command::Memory(MemoryCommand::List { json, limit, .. }) = c else {
+            panic!("{c:?}")
+        };
         assert!(json);
         assert_eq!(limit, 100);
         let e = parse_command("memory list", &args(json!({"json": "yes"}))).unwrap_err();
@@ -226,7 +266,8 @@ mod tests {
         assert!(!e.message.contains("Usage"), "{}", e.message);
         let e = parse_command("memory list", &args(json!({"limit": "many"}))).unwrap_err();
         assert_eq!(e.code, "invalid_argument");
-        let e = parse_command("memory search", &args(json!({"query": "x", "files": true}))).unwrap_err();
+        let e = parse_command("memory search", &args(json!({"query": "x", "files": true})))
+            .unwrap_err();
         assert_eq!(e.code, "option_not_allowed");
     }
 
@@ -236,7 +277,9 @@ mod tests {
         for cmd in COMMANDS {
             let mut spec = &root;
             for word in cmd.split(' ') {
-                spec = spec.find_subcommand(word).unwrap_or_else(|| panic!("{cmd}"));
+                spec = spec
+                    .find_subcommand(word)
+                    .unwrap_or_else(|| panic!("{cmd}"));
             }
         }
     }

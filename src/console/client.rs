@@ -181,7 +181,9 @@ impl ConsoleClient {
                 }
                 Some(Ok(Message::Close(frame))) => {
                     return Err(ConsoleClientError::Closed(
-                        frame.map(|f| f.reason.as_str().to_owned()).filter(|r| !r.is_empty()),
+                        frame
+                            .map(|f| f.reason.as_str().to_owned())
+                            .filter(|r| !r.is_empty()),
                     ))
                 }
                 Some(Ok(_)) => {}

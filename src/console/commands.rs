@@ -49,7 +49,9 @@ pub async fn run(state: &AppState, command: Command) -> Result<CommandOutput, Co
             crate::cli::memory::execute(&state.store, cmd, cap, &mut out).await
         }
         Command::Learn(cmd) => crate::cli::learn::run_on_store(&state.store, cmd, &mut out).await,
-        Command::Skills(cmd) => crate::cli::skills::execute(&state.skills, cmd, false, &mut out).await,
+        Command::Skills(cmd) => {
+            crate::cli::skills::execute(&state.skills, cmd, false, &mut out).await
+        }
         Command::Hooks(HooksCommand::List { json }) => {
             crate::cli::hooks::list(&state.hooks, json, &mut out).await
         }
@@ -58,7 +60,10 @@ pub async fn run(state: &AppState, command: Command) -> Result<CommandOutput, Co
             index,
             payload,
             json,
-        }) => match payload.map(|p| serde_json::from_str::<Value>(&p)).transpose() {
+        }) => match payload
+            .map(|p| serde_json::from_str::<Value>(&p))
+            .transpose()
+        {
             Ok(payload) => {
                 crate::cli::hooks::test(&state.hooks, &event, index, payload, json, &mut out).await
             }
@@ -67,7 +72,9 @@ pub async fn run(state: &AppState, command: Command) -> Result<CommandOutput, Co
         Command::Config(crate::cli::config_cmd::ConfigCommand::Get { key }) => {
             crate::cli::config_cmd::get(&state.home, key.as_deref(), &mut out)
         }
-        Command::Doctor(_) => crate::cli::doctor::report(&state.home, Ok(&state.store), &mut out).await,
+        Command::Doctor(_) => {
+            crate::cli::doctor::report(&state.home, Ok(&state.store), &mut out).await
+        }
         Command::Embedding(crate::cli::embedding::EmbeddingCommand::Status { json }) => {
             match serde_json::to_value(state.embeddings.status().await) {
                 Ok(status) => crate::cli::embedding::print_status(&status, json, &mut out),

@@ -120,7 +120,11 @@ impl ConsoleHub {
     }
 
     /// Starts the progress sampler (module docs). It ends at shutdown.
-    pub fn spawn_progress_sampler(&self, embeddings: EmbeddingRuntime, migration: MigrationService) {
+    pub fn spawn_progress_sampler(
+        &self,
+        embeddings: EmbeddingRuntime,
+        migration: MigrationService,
+    ) {
         let hub = self.clone();
         actix_rt::spawn(async move {
             let mut closing = hub.closing();

@@ -111,9 +111,8 @@ pub fn layer<S>() -> impl Layer<S>
 where
     S: Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
 {
-    BusLayer.with_filter(
-        filter_fn(|meta| wanted(meta.level())).with_max_level_hint(LevelFilter::DEBUG),
-    )
+    BusLayer
+        .with_filter(filter_fn(|meta| wanted(meta.level())).with_max_level_hint(LevelFilter::DEBUG))
 }
 
 struct BusLayer;

@@ -10,6 +10,7 @@
 //!   on the daemon's handles.
 //! - [`session`]: one connection's loop (auth, keepalive, idle timeout,
 //!   subscriptions with bounded queues, close on shutdown).
+//! - [`streams`]: a session's subscriptions.
 //! - [`hub`]: the session limit, the shutdown bell, the progress sampler.
 //! - [`log_bus`]: the `log` stream's tracing layer.
 //! - [`client`]: the client side, for `kirocrew console` and the bench.
@@ -27,6 +28,7 @@ pub mod hub;
 pub mod log_bus;
 pub mod protocol;
 pub mod session;
+pub mod streams;
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde_json::json;
@@ -72,7 +74,10 @@ async fn upgrade(
         ),
     })?;
     let (response, ws, stream) = actix_ws::handle(&req, body).map_err(|e| {
-        ApiError::bad_request("not_a_websocket", format!("GET /api/console upgrades to a websocket: {e}"))
+        ApiError::bad_request(
+            "not_a_websocket",
+            format!("GET /api/console upgrades to a websocket: {e}"),
+        )
     })?;
     let stream = stream
         .max_frame_size(protocol::MAX_FRAME_BYTES)

@@ -132,8 +132,7 @@ pub fn event_frame(stream: &str, data: &impl serde::Serialize) -> String {
 /// `missed` events of `stream` were dropped because the client read too
 /// slowly (`total` since it subscribed).
 pub fn lagged_frame(stream: &str, missed: u64, total: u64) -> String {
-    json!({"type": "lagged", "stream": stream, "missed": missed, "total_missed": total})
-        .to_string()
+    json!({"type": "lagged", "stream": stream, "missed": missed, "total_missed": total}).to_string()
 }
 
 /// The text of a string argument, if present.
@@ -175,9 +174,13 @@ mod tests {
         assert_eq!(ok["type"], "response");
         let err: Value = serde_json::from_str(&error_frame(&json!(2), "c", "m")).unwrap();
         assert_eq!(err["error"]["code"], "c");
-        let hello: Value = serde_json::from_str(&hello_frame("1", &["doctor"], &["audit"])).unwrap();
+        let hello: Value =
+            serde_json::from_str(&hello_frame("1", &["doctor"], &["audit"])).unwrap();
         assert_eq!(hello["protocol"], PROTOCOL_VERSION);
         let lag: Value = serde_json::from_str(&lagged_frame("audit", 3, 5)).unwrap();
-        assert_eq!((lag["missed"].as_u64(), lag["total_missed"].as_u64()), (Some(3), Some(5)));
+        assert_eq!(
+            (lag["missed"].as_u64(), lag["total_missed"].as_u64()),
+            (Some(3), Some(5))
+        );
     }
 }

@@ -31,19 +31,16 @@ use super::protocol::{
     error_frame, event_frame, hello_frame, lagged_frame, ok_frame, parse_request, str_arg,
     ConsoleError, Request,
 };
+use super::streams::{next, next_log, stream_arg, Sub, Subs, STREAMS};
 use crate::http::auth::AuthPolicy;
 use crate::http::AppState;
-use kirocrew_actors::security_log::{SecurityEvent, SecurityRecord};
-use kirocrew_actors::vector_store::MemoryEvent;
+use kirocrew_actors::security_log::SecurityEvent;
 
 /// Commands of one session running at once, at most.
 pub const MAX_IN_FLIGHT: usize = 8;
 
 /// How long an unauthenticated connection may take to send its token.
 const AUTH_DEADLINE: Duration = Duration::from_secs(10);
-
-/// The streams a session may subscribe to.
-pub const STREAMS: [&str; 4] = ["audit", "security", "progress", "log"];
 
 /// The console verbs beside the CLI's commands.
 pub const VERBS: [&str; 3] = ["auth", "subscribe", "unsubscribe"];
@@ -54,27 +51,6 @@ enum End {
     Gone,
     /// Close with this reason.
     Close(CloseCode, &'static str),
-}
-
-/// One stream subscription with what it has missed so far.
-struct Sub<R> {
-    rx: R,
-    missed: u64,
-}
-
-impl<R> Sub<R> {
-    fn new(rx: R) -> Self {
-        Self { rx, missed: 0 }
-    }
-}
-
-/// What a session is subscribed to.
-#[derive(Default)]
-struct Subs {
-    audit: Option<Sub<broadcast::Receiver<MemoryEvent>>>,
-    security: Option<Sub<broadcast::Receiver<SecurityRecord>>>,
-    progress: Option<Sub<broadcast::Receiver<Value>>>,
-    log: Option<Sub<LogSubscription>>,
 }
 
 /// A live session.
@@ -129,7 +105,11 @@ impl Session {
         let mut keepalive = tokio::time::interval((idle / 3).min(Duration::from_secs(30)));
         keepalive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut auth_check = tokio::time::interval(Duration::from_secs(1));
-        let end = if self.authenticated { self.hello().await } else { Ok(()) };
+        let end = if self.authenticated {
+            self.hello().await
+        } else {
+            Ok(())
+        };
         let end = match end {
             Err(end) => end,
             Ok(()) => loop {
@@ -215,7 +195,11 @@ impl Session {
                 Err(End::Close(CloseCode::Policy, "authenticate first"))
             }
             Some(Ok(AggregatedMessage::Binary(_))) => {
-                let frame = error_frame(&Value::Null, "binary_frame", "send requests as JSON text frames");
+                let frame = error_frame(
+                    &Value::Null,
+                    "binary_frame",
+                    "send requests as JSON text frames",
+                );
                 self.send(frame).await
             }
             Some(Ok(AggregatedMessage::Text(text))) => self.on_text(&text).await,
@@ -283,13 +267,19 @@ impl Session {
             let frame = error_frame(
                 &request.id,
                 "too_many_requests",
-                &format!("at most {MAX_IN_FLIGHT} commands run at once per session; wait for an answer"),
+                &format!(
+                    "at most {MAX_IN_FLIGHT} commands run at once per session; wait for an answer"
+                ),
             );
             return self.send(frame).await;
         }
         let command = match argv::parse_command(&request.cmd, &request.args) {
             Ok(command) => command,
-            Err(e) => return self.send(error_frame(&request.id, e.code, &e.message)).await,
+            Err(e) => {
+                return self
+                    .send(error_frame(&request.id, e.code, &e.message))
+                    .await
+            }
         };
         self.in_flight += 1;
         let state = self.state.clone();
@@ -363,34 +353,5 @@ impl Session {
                 Ok(())
             }
         }
-    }
-}
-
-fn stream_arg(request: &Request) -> Result<&'static str, ConsoleError> {
-    let name = str_arg(&request.args, "stream").unwrap_or_default();
-    STREAMS.iter().copied().find(|s| *s == name).ok_or_else(|| {
-        ConsoleError::new(
-            "unknown_stream",
-            format!("stream {name:?} is not one of {}", STREAMS.join(", ")),
-        )
-    })
-}
-
-/// The next item of a subscription; never, without one.
-async fn next<T: Clone>(
-    sub: &mut Option<Sub<broadcast::Receiver<T>>>,
-) -> Result<T, broadcast::error::RecvError> {
-    match sub {
-        Some(s) => s.rx.recv().await,
-        None => std::future::pending().await,
-    }
-}
-
-async fn next_log(
-    sub: &mut Option<Sub<LogSubscription>>,
-) -> Result<super::log_bus::LogLine, broadcast::error::RecvError> {
-    match sub {
-        Some(s) => s.rx.recv().await,
-        None => std::future::pending().await,
     }
 }

@@ -34,11 +34,17 @@ impl Drop for Driver {
 async fn start_driver() -> Option<Driver> {
     for bin in [CHROMIUM, CHROMEDRIVER] {
         if !std::path::Path::new(bin).exists() {
-            eprintln!("skipped: {bin} is not installed (make deps installs chromium and chromium-driver)");
+            eprintln!(
+                "skipped: {bin} is not installed (make deps installs chromium and chromium-driver)"
+            );
             return None;
         }
     }
-    let port = std::net::TcpListener::bind("127.0.0.1:0").ok()?.local_addr().ok()?.port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .ok()?
+        .local_addr()
+        .ok()?
+        .port();
     let child = tokio::process::Command::new(CHROMEDRIVER)
         .arg(format!("--port={port}"))
         .stdout(Stdio::null())
@@ -48,7 +54,10 @@ async fn start_driver() -> Option<Driver> {
         .expect("start chromedriver");
     let driver = Driver { child, port };
     for _ in 0..600 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
             return Some(driver);
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -81,7 +90,12 @@ fn err(e: impl std::fmt::Display) -> String {
 }
 
 async fn text_of(c: &Client, css: &str) -> Result<String, String> {
-    c.find(Locator::Css(css)).await.map_err(err)?.text().await.map_err(err)
+    c.find(Locator::Css(css))
+        .await
+        .map_err(err)?
+        .text()
+        .await
+        .map_err(err)
 }
 
 /// Waits until the text of `css` satisfies `want`.
@@ -110,7 +124,12 @@ async fn type_into(c: &Client, css: &str, text: &str) -> Step {
 }
 
 async fn click(c: &Client, css: &str) -> Step {
-    c.find(Locator::Css(css)).await.map_err(err)?.click().await.map_err(err)
+    c.find(Locator::Css(css))
+        .await
+        .map_err(err)?
+        .click()
+        .await
+        .map_err(err)
 }
 
 fn shot_path(name: &str) -> PathBuf {
@@ -143,19 +162,30 @@ async fn walk_through(c: &Client, app: &TestApp) -> Step {
     wait_text(c, "#put-result", |t| t.contains("pref.browser")).await?;
     type_into(c, "#query", "chromium").await?;
     click(c, "#search").await?;
-    wait_text(c, "#entries", |t| t.contains("pref.browser") && t.contains("chromium headless")).await?;
+    wait_text(c, "#entries", |t| {
+        t.contains("pref.browser") && t.contains("chromium headless")
+    })
+    .await?;
 
     // Teach a lesson, then delete it (the button asks once more in place).
     type_into(c, "#rule", "always test in a real browser").await?;
     click(c, "#learn button[type=submit]").await?;
-    wait_text(c, "#lessons", |t| t.contains("always test in a real browser")).await?;
+    wait_text(c, "#lessons", |t| {
+        t.contains("always test in a real browser")
+    })
+    .await?;
     click(c, "#lessons button").await?;
     wait_text(c, "#lessons button", |t| t.contains("Really")).await?;
     click(c, "#lessons button").await?;
-    wait_text(c, "#lessons", |t| !t.contains("always test in a real browser")).await?;
+    wait_text(c, "#lessons", |t| {
+        !t.contains("always test in a real browser")
+    })
+    .await?;
 
     // A live audit row from a write elsewhere, without reloading.
-    let r = app.put_semantic(json!({"key": "pref.from_elsewhere", "value": "curl"})).await;
+    let r = app
+        .put_semantic(json!({"key": "pref.from_elsewhere", "value": "curl"}))
+        .await;
     if r.status() != 200 {
         return Err(format!("PUT failed: {}", r.status()));
     }
@@ -194,7 +224,12 @@ async fn walk_through(c: &Client, app: &TestApp) -> Step {
     if all_focusable != true {
         return Err("a control is not keyboard reachable".into());
     }
-    c.find(Locator::Css("#token")).await.map_err(err)?.send_keys("\u{e004}").await.map_err(err)?;
+    c.find(Locator::Css("#token"))
+        .await
+        .map_err(err)?
+        .send_keys("\u{e004}")
+        .await
+        .map_err(err)?;
     let focused = js(c, "return document.activeElement.id").await?;
     if focused != "connect" {
         return Err(format!("Tab from the token field went to {focused:?}"));
@@ -203,7 +238,11 @@ async fn walk_through(c: &Client, app: &TestApp) -> Step {
 
     // Phone width: nothing wider than the screen.
     c.set_window_size(390, 844).await.map_err(err)?;
-    let fits = js(c, "return document.documentElement.scrollWidth <= window.innerWidth + 1").await?;
+    let fits = js(
+        c,
+        "return document.documentElement.scrollWidth <= window.innerWidth + 1",
+    )
+    .await?;
     let _ = screenshot(c, "dashboard-phone.png").await;
     if fits != true {
         return Err("the page is wider than a phone screen".into());
@@ -213,7 +252,9 @@ async fn walk_through(c: &Client, app: &TestApp) -> Step {
 
 #[actix_rt::test]
 async fn the_dashboard_works_in_a_real_browser() {
-    let Some(driver) = start_driver().await else { return };
+    let Some(driver) = start_driver().await else {
+        return;
+    };
     let app = spawn_app().await;
     let client = browser(&driver).await;
     let outcome = walk_through(&client, &app).await;
@@ -223,6 +264,9 @@ async fn the_dashboard_works_in_a_real_browser() {
         let _ = client.close().await;
         panic!("{why} (screenshot: {})", path.display());
     }
-    println!("screenshot: {}", shot_path("dashboard-1280x800.png").display());
+    println!(
+        "screenshot: {}",
+        shot_path("dashboard-1280x800.png").display()
+    );
     let _ = client.close().await;
 }

@@ -9,6 +9,8 @@ mod chat_server;
 mod cli;
 mod config;
 mod console;
+mod console_cli;
+mod console_streams;
 mod consolidation;
 mod cpu_modules;
 mod dashboard;

@@ -222,14 +222,15 @@ impl Supervised for VectorStore {
 }
 
 #[cfg(test)]
-mod supervision_tests {
+pub(super) mod supervision_tests {
     use super::*;
     use crate::clock::system_clock;
     use crate::vector_store::handle::VectorStoreHandle;
     use crate::vector_store::semantic::types::SemanticWrite;
     use crate::vector_store::semantic::validate::USER_EXPLICIT;
 
-    fn write(key: &str) -> SemanticWrite {
+    /// A user write of `key` (the store's tests share it).
+    pub(in crate::vector_store) fn write(key: &str) -> SemanticWrite {
         SemanticWrite {
             key: key.to_owned(),
             value: serde_json::json!("v"),

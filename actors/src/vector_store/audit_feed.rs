@@ -59,7 +59,7 @@ impl AuditFeed {
 
     /// Starts the one publisher task of this store. It ends when the actor
     /// is gone.
-    pub(crate) fn spawn_publisher(&self, addr: WeakAddr<VectorStore>) {
+    pub(crate) fn spawn_publisher(&self, addr: actix::WeakAddr<VectorStore>) {
         let feed = self.clone();
         actix::spawn(async move {
             let mut cursor = match addr.upgrade() {
@@ -81,10 +81,21 @@ impl AuditFeed {
             return store.send(LastEventId).await.ok().and_then(Result::ok);
         };
         if self.tx.receiver_count() == 0 {
-            return store.send(LastEventId).await.ok().and_then(Result::ok).or(Some(after));
+            return store
+                .send(LastEventId)
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .or(Some(after));
         }
         loop {
-            let rows = match store.send(EventsSince { after, limit: BATCH }).await {
+            let rows = match store
+                .send(EventsSince {
+                    after,
+                    limit: BATCH,
+                })
+                .await
+            {
                 Ok(Ok(rows)) => rows,
                 // Closed or reopening: try again at the next wake-up.
                 _ => return Some(after),
@@ -150,16 +161,8 @@ mod tests {
     use std::time::Duration;
 
     use crate::clock::system_clock;
-    use crate::vector_store::{SemanticWrite, StoreSettings, VectorStoreHandle, USER_EXPLICIT};
-
-    fn write(key: &str) -> SemanticWrite {
-        SemanticWrite {
-            key: key.into(),
-            value: serde_json::json!("v"),
-            confidence: 1.0,
-            source: USER_EXPLICIT.into(),
-        }
-    }
+    use crate::vector_store::actor::supervision_tests::write;
+    use crate::vector_store::{StoreSettings, VectorStoreHandle};
 
     /// Committed rows arrive in order; a receiver that falls behind is told how many it missed.
     #[actix_rt::test]
@@ -180,18 +183,33 @@ mod tests {
         store.write_semantic(write("pref.b")).await.unwrap();
         let wait = Duration::from_secs(30);
         // The old row may still be on its way (the publisher is a task).
-        let mut first = tokio::time::timeout(wait, rx.recv()).await.unwrap().unwrap();
+        let mut first = tokio::time::timeout(wait, rx.recv())
+            .await
+            .unwrap()
+            .unwrap();
         while first.key == "pref.old" {
-            first = tokio::time::timeout(wait, rx.recv()).await.unwrap().unwrap();
+            first = tokio::time::timeout(wait, rx.recv())
+                .await
+                .unwrap()
+                .unwrap();
         }
-        let second = tokio::time::timeout(wait, rx.recv()).await.unwrap().unwrap();
-        assert_eq!((first.key.as_str(), second.key.as_str()), ("pref.a", "pref.b"));
+        let second = tokio::time::timeout(wait, rx.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (first.key.as_str(), second.key.as_str()),
+            ("pref.a", "pref.b")
+        );
         assert!(first.id < second.id);
 
         let mut slow = store.subscribe_events();
         let n = super::LIVE_QUEUE + 10;
         for i in 0..n {
-            store.write_semantic(write(&format!("pref.k{i}"))).await.unwrap();
+            store
+                .write_semantic(write(&format!("pref.k{i}")))
+                .await
+                .unwrap();
         }
         let mut missed = 0;
         let mut got = 0;
