@@ -16,8 +16,9 @@ use std::sync::OnceLock;
 use serde::Serialize;
 use tokio::sync::broadcast;
 use tracing::field::{Field, Visit};
+use tracing::subscriber::Interest;
 use tracing::{Level, Subscriber};
-use tracing_subscriber::filter::{filter_fn, LevelFilter};
+use tracing_subscriber::filter::LevelFilter;
 use tracing_subscriber::layer::Context;
 use tracing_subscriber::Layer;
 
@@ -111,11 +112,33 @@ pub fn layer<S>() -> impl Layer<S>
 where
     S: Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
 {
-    BusLayer
-        .with_filter(filter_fn(|meta| wanted(meta.level())).with_max_level_hint(LevelFilter::DEBUG))
+    BusLayer.with_filter(Wanted)
 }
 
 struct BusLayer;
+
+/// The layer's filter: what live subscriptions want *now*. Never cached
+/// per callsite (`Interest::sometimes`), since subscriptions come and go;
+/// `trace` is never offered.
+struct Wanted;
+
+impl<S> tracing_subscriber::layer::Filter<S> for Wanted {
+    fn enabled(&self, meta: &tracing::Metadata<'_>, _: &Context<'_, S>) -> bool {
+        wanted(meta.level())
+    }
+
+    fn callsite_enabled(&self, meta: &'static tracing::Metadata<'static>) -> Interest {
+        if *meta.level() <= Level::DEBUG {
+            Interest::sometimes()
+        } else {
+            Interest::never()
+        }
+    }
+
+    fn max_level_hint(&self) -> Option<LevelFilter> {
+        Some(LevelFilter::DEBUG)
+    }
+}
 
 impl<S: Subscriber> Layer<S> for BusLayer {
     fn on_event(&self, event: &tracing::Event<'_>, _ctx: Context<'_, S>) {
@@ -204,5 +227,29 @@ mod tests {
             fields: vec!["a=1".into(), "b=2".into()],
         };
         assert_eq!(text.finish(), "hello a=1 b=2");
+    }
+}
+
+#[cfg(test)]
+mod live_tests {
+    use super::*;
+
+    fn log_hello() {
+        tracing::info!(path = "/x", "hello");
+    }
+
+    /// Also from a callsite first hit while nobody listened (its interest
+    /// must not be cached as "never").
+    #[tokio::test]
+    async fn an_event_reaches_a_subscriber() {
+        crate::telemetry::init(false, "warn");
+        log_hello();
+        let mut sub = LogSubscription::new(2);
+        log_hello();
+        let line = tokio::time::timeout(std::time::Duration::from_secs(5), sub.recv())
+            .await
+            .expect("a line")
+            .expect("no lag");
+        assert_eq!(line.message, "hello path=/x");
     }
 }

@@ -39,6 +39,9 @@ use kirocrew_actors::security_log::SecurityEvent;
 /// Commands of one session running at once, at most.
 pub const MAX_IN_FLIGHT: usize = 8;
 
+/// How long a closing session waits for the client's close frame.
+const CLOSE_GRACE: Duration = Duration::from_secs(2);
+
 /// How long an unauthenticated connection may take to send its token.
 const AUTH_DEADLINE: Duration = Duration::from_secs(10);
 
@@ -152,8 +155,23 @@ impl Session {
                 code,
                 description: Some(reason.to_owned()),
             };
-            // The client may be gone already; nothing to do then.
-            let _ = tokio::time::timeout(Duration::from_secs(2), self.ws.close(Some(reason))).await;
+            // The closing handshake: the connection stays open (this clone
+            // keeps the response stream alive) until the client answers the
+            // close frame, or CLOSE_GRACE passes. Closing the socket at once
+            // would make a client that is still replying to earlier pings
+            // get a reset and lose the close frame and its reason.
+            let keep_open = self.ws.clone();
+            let handshake = async {
+                // The client may be gone already; nothing to do then.
+                let _ = self.ws.close(Some(reason)).await;
+                while let Some(Ok(msg)) = stream.recv().await {
+                    if matches!(msg, AggregatedMessage::Close(_)) {
+                        break;
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(CLOSE_GRACE, handshake).await;
+            drop(keep_open);
         }
     }
 

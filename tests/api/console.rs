@@ -119,10 +119,7 @@ async fn header_token_gets_hello_and_runs_cli_commands() {
     )
     .await;
     assert_eq!(found["ok"], true, "{found}");
-    assert_eq!(
-        found["result"]["data"][0]["key"], "pref.deploy",
-        "{found}"
-    );
+    assert_eq!(found["result"]["data"][0]["key"], "pref.deploy", "{found}");
     // The write went through the store's writer: audited like any other.
     let audit = request(&mut ws, 3, "memory audit", json!({"json": true})).await;
     assert_eq!(audit["result"]["data"][0]["key"], "pref.deploy", "{audit}");
@@ -154,7 +151,7 @@ async fn header_token_gets_hello_and_runs_cli_commands() {
     .await;
     assert_eq!(
         got["result"]["output"].as_str().unwrap().trim(),
-        "30",
+        "365",
         "{got}"
     );
 }
