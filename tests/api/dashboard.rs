@@ -114,22 +114,49 @@ async fn wait_text(c: &Client, css: &str, want: impl Fn(&str) -> bool) -> Result
 }
 
 async fn js(c: &Client, script: &str) -> Result<Value, String> {
-    c.execute(script, vec![]).await.map_err(err)
+    c.execute(script, vec![])
+        .await
+        .map_err(|e| format!("running {script}: {e}"))
 }
 
 async fn type_into(c: &Client, css: &str, text: &str) -> Step {
-    let field = c.find(Locator::Css(css)).await.map_err(err)?;
-    field.clear().await.map_err(err)?;
-    field.send_keys(text).await.map_err(err)
+    let mut last = String::new();
+    // Retried: a live update may re-render the card around the field.
+    for _ in 0..20 {
+        match try_type(c, css, text).await {
+            Ok(()) => return Ok(()),
+            Err(e) => last = e,
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    Err(format!("typing into {css}: {last}"))
 }
 
+async fn try_type(c: &Client, css: &str, text: &str) -> Step {
+    let field = c.find(Locator::Css(css)).await.map_err(err)?;
+    field.clear().await.map_err(err)?;
+    field.send_keys(text).await.map_err(err)?;
+    let value = field.prop("value").await.map_err(err)?;
+    if value.as_deref() != Some(text) {
+        return Err(format!("it holds {value:?}"));
+    }
+    Ok(())
+}
+
+/// Clicks `css`, finding it again if a live update replaced it meanwhile.
 async fn click(c: &Client, css: &str) -> Step {
-    c.find(Locator::Css(css))
-        .await
-        .map_err(err)?
-        .click()
-        .await
-        .map_err(err)
+    let mut last = String::new();
+    for _ in 0..50 {
+        match c.find(Locator::Css(css)).await {
+            Ok(el) => match el.click().await {
+                Ok(()) => return Ok(()),
+                Err(e) => last = e.to_string(),
+            },
+            Err(e) => last = e.to_string(),
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    Err(format!("cannot click {css}: {last}"))
 }
 
 fn shot_path(name: &str) -> PathBuf {
