@@ -27,7 +27,6 @@ use std::time::Duration;
 use actix::prelude::*;
 use sqlx::sqlite::SqlitePool;
 
-use super::audit_feed::AuditFeed;
 use super::db;
 use std::sync::Arc;
 
@@ -62,8 +61,9 @@ pub(crate) struct VectorStore {
     pub(super) exemplar_bank: Option<Arc<ExemplarBank>>,
     /// Where injection blocks are also recorded, once attached.
     pub(super) security_log: Option<SecurityLogHandle>,
-    /// The live audit trail, woken after every handler (`audit_feed.rs`).
-    pub(super) audit_feed: AuditFeed,
+    /// Rung after every handler: the live audit trail's publisher
+    /// (`audit_feed.rs`) looks for newly committed rows.
+    pub(super) audit_wake: Arc<tokio::sync::Notify>,
 }
 
 impl VectorStore {
@@ -173,7 +173,7 @@ impl VectorStore {
         ctx: &mut Context<Self>,
     ) {
         // Whatever the handler was, it may have committed audit rows.
-        self.audit_feed.wake();
+        self.audit_wake.notify_one();
         if let Err(e) = res {
             if e.is_fatal() && !self.closed {
                 tracing::error!(error = %e, "memory.db connection lost; restarting the store");
@@ -248,8 +248,6 @@ pub(super) mod supervision_tests {
         let path = dir.path().join("memory.db");
         let pool = db::open_pool(&path).await.unwrap();
         let doomed = pool.clone();
-        let feed = AuditFeed::new();
-        let audit_live = feed.tx.clone();
         let addr = Supervisor::start(move |_| VectorStore {
             db_path: path,
             pool: Some(pool),
@@ -262,12 +260,12 @@ pub(super) mod supervision_tests {
             reembed: Default::default(),
             exemplar_bank: None,
             security_log: None,
-            audit_feed: feed,
+            audit_wake: Default::default(),
         });
         let store = VectorStoreHandle {
             addr,
             embedder: None,
-            audit_live,
+            audit_live: tokio::sync::broadcast::channel(1).0,
         };
         store.write_semantic(write("pref.before")).await.unwrap();
 

@@ -6,10 +6,12 @@
 //! Audit rows are written inside each writer's own transaction (see
 //! `audit.rs`), and a transaction may still roll back after its row was
 //! inserted. So the feed never trusts an insert: after any handler of the
-//! store finishes, it is woken ([`AuditFeed::wake`], from
-//! `VectorStore::stop_if_fatal`, which every handler's result passes), and
+//! store finishes, it is woken (`VectorStore::stop_if_fatal`, which every
+//! handler's result passes, rings a `Notify`), and
 //! one task reads the rows committed since the last one it sent, in id
-//! order, through the actor's mailbox like any other reader. Wake-ups
+//! order, through the actor's mailbox like any other reader. (The actor
+//! holds only the bell; the ring lives in the handle, so the actor knows
+//! nothing of this file.) Wake-ups
 //! coalesce (a `Notify` permit), so a burst of 1,000 writes costs a few
 //! reads, not 1,000.
 //!
@@ -34,81 +36,66 @@ pub(crate) const LIVE_QUEUE: usize = 1024;
 /// Rows read per round trip while catching up.
 const BATCH: u32 = 256;
 
-/// The feed's two ends: the ring subscribers read from, and the bell the
-/// store rings after each handler.
-#[derive(Clone)]
-pub(crate) struct AuditFeed {
-    pub(super) tx: broadcast::Sender<MemoryEvent>,
-    wake: Arc<Notify>,
+/// The ring subscribers read from.
+pub(crate) fn channel() -> broadcast::Sender<MemoryEvent> {
+    broadcast::channel(LIVE_QUEUE).0
 }
 
-impl AuditFeed {
-    /// A feed with no subscriber yet.
-    pub(crate) fn new() -> Self {
-        let (tx, _) = broadcast::channel(LIVE_QUEUE);
-        Self {
-            tx,
-            wake: Arc::new(Notify::new()),
-        }
-    }
-
-    /// Something may have been committed: the publisher looks.
-    pub(crate) fn wake(&self) {
-        self.wake.notify_one();
-    }
-
-    /// Starts the one publisher task of this store. It ends when the actor
-    /// is gone.
-    pub(crate) fn spawn_publisher(&self, addr: actix::WeakAddr<VectorStore>) {
-        let feed = self.clone();
-        actix::spawn(async move {
-            let mut cursor = match addr.upgrade() {
-                Some(a) => a.send(LastEventId).await.ok().and_then(Result::ok),
-                None => return,
-            };
-            loop {
-                feed.wake.notified().await;
-                let Some(store) = addr.upgrade() else { return };
-                cursor = feed.publish(&store, cursor).await;
-            }
-        });
-    }
-
-    /// Sends the rows after `cursor`; answers the new cursor. With no
-    /// subscriber it only moves the cursor to the newest row.
-    async fn publish(&self, store: &Addr<VectorStore>, cursor: Option<i64>) -> Option<i64> {
-        let Some(mut after) = cursor else {
-            return store.send(LastEventId).await.ok().and_then(Result::ok);
+/// Starts the one publisher task of a store: after each `wake` it sends
+/// the rows committed since the last one it sent. It ends when the actor
+/// is gone.
+pub(crate) fn spawn_publisher(
+    addr: actix::WeakAddr<VectorStore>,
+    tx: broadcast::Sender<MemoryEvent>,
+    wake: Arc<Notify>,
+) {
+    actix::spawn(async move {
+        let mut cursor = match addr.upgrade() {
+            Some(a) => a.send(LastEventId).await.ok().and_then(Result::ok),
+            None => return,
         };
-        if self.tx.receiver_count() == 0 {
-            return store
-                .send(LastEventId)
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .or(Some(after));
-        }
         loop {
-            let rows = match store
-                .send(EventsSince {
-                    after,
-                    limit: BATCH,
-                })
-                .await
-            {
-                Ok(Ok(rows)) => rows,
-                // Closed or reopening: try again at the next wake-up.
-                _ => return Some(after),
-            };
-            let full = rows.len() >= BATCH as usize;
-            for row in rows {
-                after = after.max(row.id);
-                // No receiver left is not an error.
-                let _ = self.tx.send(row);
-            }
-            if !full {
-                return Some(after);
-            }
+            wake.notified().await;
+            let Some(store) = addr.upgrade() else { return };
+            cursor = publish(&store, &tx, cursor).await;
+        }
+    });
+}
+
+/// Sends the rows after `cursor`; answers the new cursor. With no
+/// subscriber it only moves the cursor to the newest row.
+async fn publish(
+    store: &Addr<VectorStore>,
+    tx: &broadcast::Sender<MemoryEvent>,
+    cursor: Option<i64>,
+) -> Option<i64> {
+    let newest = || async { store.send(LastEventId).await.ok().and_then(Result::ok) };
+    let Some(mut after) = cursor else {
+        return newest().await;
+    };
+    if tx.receiver_count() == 0 {
+        return newest().await.or(Some(after));
+    }
+    loop {
+        let rows = match store
+            .send(EventsSince {
+                after,
+                limit: BATCH,
+            })
+            .await
+        {
+            Ok(Ok(rows)) => rows,
+            // Closed or reopening: try again at the next wake-up.
+            _ => return Some(after),
+        };
+        let full = rows.len() >= BATCH as usize;
+        for row in rows {
+            after = after.max(row.id);
+            // No receiver left is not an error.
+            let _ = tx.send(row);
+        }
+        if !full {
+            return Some(after);
         }
     }
 }
@@ -220,7 +207,11 @@ mod tests {
                 Err(e) => panic!("{e}"),
             }
         }
-        assert!(missed >= 10, "missed {missed}");
+        // The last rows may be published after reading began, so fewer
+        // than the overflow may be missed; but some are, and every row is
+        // either delivered or counted.
+        assert!(missed > 0, "missed {missed}");
+        assert_eq!(got + missed, n as u64);
         store.close().await.unwrap();
     }
 }

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use actix::prelude::*;
 
 use super::actor::VectorStore;
-use super::audit_feed::AuditFeed;
+use super::audit_feed;
 use super::db;
 use super::episodic::index_messages::SaveEpisodicIndex;
 use super::error::VectorStoreError;
@@ -56,9 +56,9 @@ impl VectorStoreHandle {
     ) -> Result<Self, VectorStoreError> {
         let pool = db::open_pool(&db_path).await?;
         let space = load_space(&pool).await?;
-        let audit_feed = AuditFeed::new();
-        let audit_live = audit_feed.tx.clone();
-        let feed = audit_feed.clone();
+        let audit_live = audit_feed::channel();
+        let audit_wake = std::sync::Arc::new(tokio::sync::Notify::new());
+        let wake = audit_wake.clone();
         let addr = Supervisor::start(move |_| VectorStore {
             db_path,
             pool: Some(pool),
@@ -71,9 +71,9 @@ impl VectorStoreHandle {
             reembed: Default::default(),
             exemplar_bank: None,
             security_log: None,
-            audit_feed: feed,
+            audit_wake: wake,
         });
-        audit_feed.spawn_publisher(addr.downgrade());
+        audit_feed::spawn_publisher(addr.downgrade(), audit_live.clone(), audit_wake);
         Ok(Self {
             addr,
             embedder: None,
