@@ -15,8 +15,9 @@ CARGO_TARGET_DIR ?= $(shell if mkdir -p $(CACHE_TARGET) 2>/dev/null && [ -w $(CA
 export CARGO_TARGET_DIR
 
 # Debian packages the build needs: a C toolchain (SQLite is compiled in),
-# and cmake + clang/libclang for llama.cpp.
-APT_PACKAGES := build-essential pkg-config cmake clang libclang-dev ca-certificates
+# and cmake + clang/libclang for llama.cpp; and what the tests need:
+# headless Chromium and its WebDriver for the dashboard's browser tests.
+APT_PACKAGES := build-essential pkg-config cmake clang libclang-dev ca-certificates chromium chromium-driver
 MIN_RUST := 1.85
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

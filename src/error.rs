@@ -130,6 +130,12 @@ impl ApiError {
         }
     }
 
+    /// Whether this is the daemon's fault (a 5xx): its cause is logged,
+    /// never shown.
+    pub fn is_server_error(&self) -> bool {
+        self.status_code().is_server_error()
+    }
+
     /// Shorthand for a 422.
     pub fn validation(code: &'static str, message: impl Into<String>) -> Self {
         ApiError::Validation {
@@ -160,12 +166,6 @@ impl ApiError {
             code,
             cause: cause_chain(err),
         }
-    }
-
-    /// Whether this is our side's failure (5xx): its cause is logged and
-    /// never shown to a client.
-    pub fn is_server_error(&self) -> bool {
-        self.status_code().is_server_error()
     }
 
     /// The message a client gets: the detail for 4xx; for 5xx a generic

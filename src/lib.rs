@@ -10,6 +10,7 @@
 pub mod claude_code;
 pub mod cli;
 pub mod config;
+pub mod console;
 pub mod consolidation;
 pub mod context;
 pub mod daemon_client;

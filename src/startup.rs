@@ -7,7 +7,10 @@
 //! point on port 0 with a temporary home (`tests/api/helpers.rs`).
 //!
 //! Shutdown order (SIGTERM/SIGINT or the test's trigger): tell systemd we
-//! are stopping → stop accepting and let in-flight requests finish (up to
+//! are stopping → close the operator console's sessions (a close frame
+//! with the reason) and cancel the MCP sessions and streams (open websockets
+//! and SSE streams would otherwise hold the graceful stop until its
+//! timeout) → stop accepting and let in-flight requests finish (up to
 //! `server.shutdown_timeout_secs`) → stop the background boot (embedding
 //! and chat model) and migration tasks → stop the heartbeat and close the
 //! memory index → flush the skill usage ledger and stop the skills actor →
@@ -68,6 +71,7 @@ pub struct Application {
     chat_model: crate::consolidation::ChatModel,
     layers: MemoryLayers,
     skills: SkillLedgerHandle,
+    console: crate::console::ConsoleHub,
     home: DataHome,
     token: String,
     /// Ends every MCP session and stream at shutdown.
@@ -167,6 +171,11 @@ impl Application {
                 .await
                 .context("subscribing the consolidator to the heartbeat")?;
         }
+        let console = crate::console::ConsoleHub::new(
+            settings.server.console_max_sessions,
+            Duration::from_secs(settings.server.console_idle_secs),
+        );
+        console.spawn_progress_sampler(embeddings.clone(), layers.migration.clone());
         let state = web::Data::new(AppState {
             store: store.clone(),
             settings: Arc::clone(&settings),
@@ -183,6 +192,7 @@ impl Application {
             transcripts,
             consolidator,
             chat_model: chat_model.clone(),
+            console: console.clone(),
         });
         let mcp_shutdown = CancellationToken::new();
         let mcp = McpService::new(
@@ -213,6 +223,7 @@ impl Application {
                 .app_data(path_config())
                 .configure(health::config_health)
                 .configure(dashboard::config_dashboard)
+                .configure(crate::console::config_console)
                 .service(
                     web::scope("/api")
                         .wrap(from_fn(require_token))
@@ -240,6 +251,7 @@ impl Application {
             chat_model,
             layers,
             skills,
+            console,
             home,
             token,
             mcp_shutdown,
@@ -283,11 +295,14 @@ impl Application {
                 // Open MCP streams would otherwise hold the graceful stop
                 // until its timeout.
                 self.mcp_shutdown.cancel();
+                self.console.shutdown();
                 handle.stop(true).await;
                 serving.await
             }
             result = &mut serving => result,
         };
+        // Also when the server ended on its own: the sampler stops.
+        self.console.shutdown();
         if let Some(watchdog) = watchdog {
             watchdog.abort();
         }

@@ -1,7 +1,12 @@
 //! Logging: tracing-subscriber to stderr, filter from `KIROCREW_LOG` (else
-//! `RUST_LOG`, else the caller's default), text or JSON lines.
+//! `RUST_LOG`, else the caller's default), text or JSON lines; and beside
+//! it the live log feed of the operator console's `log` stream
+//! ([`crate::console::log_bus`]), with its own level, so an operator can
+//! follow `debug` without the daemon writing debug lines to its journal.
 
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Layer};
 
 /// Installs the global subscriber. Safe to call more than once (tests): later
 /// calls are ignored.
@@ -11,15 +16,18 @@ pub fn init(json: bool, default_filter: &str) {
         .ok()
         .and_then(|f| EnvFilter::try_new(f).ok())
         .unwrap_or_else(|| EnvFilter::new(default_filter));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let fmt = tracing_subscriber::fmt::layer()
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr);
-    let _ = if json {
-        builder.json().try_init()
+    let stderr = if json {
+        fmt.json().with_filter(filter).boxed()
     } else {
-        builder.try_init()
+        fmt.with_filter(filter).boxed()
     };
+    let _ = tracing_subscriber::registry()
+        .with(stderr)
+        .with(crate::console::log_bus::layer())
+        .try_init();
 }
 
 /// Access log: one line per request with method, path, status and latency.

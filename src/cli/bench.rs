@@ -28,6 +28,9 @@ pub enum BenchCommand {
     Consolidate(super::bench_consolidate::ConsolidateArgs),
     /// `hook claude-code` latency for UserPromptSubmit, process start included.
     Hooks(super::bench_hooks::HooksArgs),
+    /// Operator console round trip, audit fan-out to 50 subscribers, and
+    /// the memory a stalled subscriber holds.
+    Console(super::bench_console::ConsoleArgs),
 }
 
 /// Options of `kirocrew bench embed`.
@@ -182,6 +185,7 @@ pub(super) fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Context(args) => return super::bench_context::run(args),
         BenchCommand::Consolidate(args) => return super::bench_consolidate::run(args),
         BenchCommand::Hooks(args) => return super::bench_hooks::run(args),
+        BenchCommand::Console(args) => return super::bench_console::run(args),
     };
     if !args.model.is_file() {
         bail!("--model {} is not a file", args.model.display());

@@ -149,7 +149,8 @@ pub(super) async fn bench_embedder(path: &Path) -> anyhow::Result<EmbedderHandle
     Ok(embedder)
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
+/// The `p`th percentile of ascending `sorted` samples (nearest rank).
+pub(super) fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }

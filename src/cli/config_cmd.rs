@@ -4,6 +4,7 @@
 //! config.json atomically; a running daemon picks the change up at its next
 //! start.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Subcommand;
@@ -33,22 +34,33 @@ pub enum ConfigCommand {
 pub(super) fn run(home: DataHome, cmd: ConfigCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         ConfigCommand::Get { key } => {
-            let loaded = super::load_config(&home)?;
-            let shown = config::redacted(&loaded.effective);
-            let value = match &key {
-                Some(key) => config::get_value(&shown, key)?,
-                None => &shown,
-            };
-            match value {
-                serde_json::Value::String(s) => println!("{s}"),
-                other => println!("{}", serde_json::to_string_pretty(other)?),
-            }
+            return get(&home, key.as_deref(), &mut std::io::stdout().lock());
         }
         ConfigCommand::Set { key, value } => {
             home.ensure()?;
             let stored = config::set_value(home.root(), &key, &value)?;
             println!("{key} = {stored}");
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `config get [KEY]`: the effective value (secrets redacted), from the
+/// configuration on disk and the environment, as the daemon loads it.
+pub(crate) fn get(
+    home: &DataHome,
+    key: Option<&str>,
+    out: &mut impl Write,
+) -> anyhow::Result<ExitCode> {
+    let loaded = super::load_config(home)?;
+    let shown = config::redacted(&loaded.effective);
+    let value = match key {
+        Some(key) => config::get_value(&shown, key)?,
+        None => &shown,
+    };
+    match value {
+        serde_json::Value::String(s) => writeln!(out, "{s}")?,
+        other => writeln!(out, "{}", serde_json::to_string_pretty(other)?)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -2,8 +2,12 @@
 //! module computes, verified on this CPU for the configured model's
 //! weight types, and every module passed over with why) and the data home,
 //! one line per check, exit 1 if any fails. Safe to run while the daemon
-//! runs.
+//! runs. [`report`] writes to any `Write`: the CLI passes standard output
+//! with a store it opened, the operator console its own buffer with the
+//! daemon's store.
 
+use std::cell::{Cell, RefCell};
+use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::process::ExitCode;
 
@@ -13,20 +17,30 @@ use kirocrew_actors::clock::system_clock;
 use kirocrew_actors::embedder::kernels::{self, KernelReport, Verification};
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
+/// The check lines, written out at the end (interior mutability: the
+/// helpers below share one `&Report`).
+#[derive(Default)]
 struct Report {
-    failed: bool,
+    failed: Cell<bool>,
+    lines: RefCell<Vec<String>>,
 }
 
 impl Report {
     fn ok(&self, what: &str, detail: impl std::fmt::Display) {
-        println!("ok    {what}: {detail}");
+        self.lines
+            .borrow_mut()
+            .push(format!("ok    {what}: {detail}"));
     }
     fn warn(&self, what: &str, detail: impl std::fmt::Display) {
-        println!("warn  {what}: {detail}");
+        self.lines
+            .borrow_mut()
+            .push(format!("warn  {what}: {detail}"));
     }
-    fn fail(&mut self, what: &str, detail: impl std::fmt::Display) {
-        self.failed = true;
-        println!("FAIL  {what}: {detail}");
+    fn fail(&self, what: &str, detail: impl std::fmt::Display) {
+        self.failed.set(true);
+        self.lines
+            .borrow_mut()
+            .push(format!("FAIL  {what}: {detail}"));
     }
 }
 
@@ -47,19 +61,42 @@ pub(super) fn run(home: DataHome, args: DoctorArgs) -> anyhow::Result<ExitCode> 
         return Ok(ExitCode::SUCCESS);
     }
     crate::telemetry::init(false, "error");
-    let mut report = Report { failed: false };
-    println!("kirocrew {}", env!("CARGO_PKG_VERSION"));
+    // memory.db needs the home to exist; `report` checks (and reports) it.
+    let _ = home.ensure();
+    actix_rt::System::new().block_on(async {
+        let store =
+            VectorStoreHandle::open(home.memory_db(), Default::default(), system_clock()).await;
+        let mut out = std::io::stdout().lock();
+        match store {
+            Ok(store) => {
+                let code = report(&home, Ok(&store), &mut out).await;
+                store.close().await?;
+                code
+            }
+            Err(e) => report(&home, Err(e.to_string()), &mut out).await,
+        }
+    })
+}
 
+/// Runs every check on `home`, with `store` (or why it could not be
+/// opened) for the memory.db check, and writes one line per check.
+pub(crate) async fn report(
+    home: &DataHome,
+    store: Result<&VectorStoreHandle, String>,
+    out: &mut impl Write,
+) -> anyhow::Result<ExitCode> {
+    let report = Report::default();
+    writeln!(out, "kirocrew {}", env!("CARGO_PKG_VERSION"))?;
     match home.ensure() {
         Ok(()) => report.ok("data home", home.root().display()),
         Err(e) => report.fail("data home", format!("{e:#}")),
     }
-    check_home_permissions(&report, &home);
+    check_home_permissions(&report, home);
     let mut model = None;
     match crate::config::load(home.root(), std::env::vars()) {
         Ok(loaded) => {
             model = Some(
-                crate::embedding::configured_model(&home, &loaded.settings)
+                crate::embedding::configured_model(home, &loaded.settings)
                     .1
                     .path,
             );
@@ -108,13 +145,10 @@ pub(super) fn run(home: DataHome, args: DoctorArgs) -> anyhow::Result<ExitCode> 
     if let Some(choice) = kernels::report() {
         report_cpu_module(&report, &choice);
     }
-    let db = home.memory_db();
-    let db_result = actix_rt::System::new().block_on(async {
-        let store = VectorStoreHandle::open(db.clone(), Default::default(), system_clock()).await?;
-        let stats = store.stats().await;
-        store.close().await?;
-        stats
-    });
+    let db_result = match store {
+        Ok(store) => store.stats().await.map_err(|e| e.to_string()),
+        Err(e) => Err(e),
+    };
     match db_result {
         Ok(stats) => report.ok(
             "memory.db",
@@ -125,7 +159,7 @@ pub(super) fn run(home: DataHome, args: DoctorArgs) -> anyhow::Result<ExitCode> 
         ),
         Err(e) => report.fail("memory.db", e),
     }
-    match read_daemon_record(&home) {
+    match read_daemon_record(home) {
         Some(rec) if process_alive(rec.pid) => report.ok(
             "daemon",
             format!("running, pid {} on {}", rec.pid, rec.address),
@@ -136,7 +170,10 @@ pub(super) fn run(home: DataHome, args: DoctorArgs) -> anyhow::Result<ExitCode> 
         ),
         None => report.ok("daemon", "not running"),
     }
-    Ok(if report.failed {
+    for line in report.lines.borrow().iter() {
+        writeln!(out, "{line}")?;
+    }
+    Ok(if report.failed.get() {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

@@ -86,7 +86,7 @@ pub(super) fn run(home: DataHome, cmd: LearnCommand) -> anyhow::Result<ExitCode>
         // A lesson the screen blocks is a security event, as in the daemon.
         let log = super::security::start_log(&home, &settings);
         store.attach_security_log(log.clone()).await?;
-        let result = run_on_store(&store, cmd).await;
+        let result = run_on_store(&store, cmd, &mut std::io::stdout().lock()).await;
         if let Some(embedder) = embedder {
             let _ = embedder.close().await;
         }
@@ -96,8 +96,7 @@ pub(super) fn run(home: DataHome, cmd: LearnCommand) -> anyhow::Result<ExitCode>
     })
 }
 
-fn print_lessons(lessons: &[Lesson], json: bool) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
+fn print_lessons(lessons: &[Lesson], json: bool, out: &mut impl Write) -> anyhow::Result<()> {
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(lessons)?)?;
         return Ok(());
@@ -109,7 +108,13 @@ fn print_lessons(lessons: &[Lesson], json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn run_on_store(store: &VectorStoreHandle, cmd: LearnCommand) -> anyhow::Result<ExitCode> {
+/// Runs a learn command on an open store, writing to `out` (standard
+/// output for the CLI; the operator console passes its own).
+pub(crate) async fn run_on_store(
+    store: &VectorStoreHandle,
+    cmd: LearnCommand,
+    out: &mut impl Write,
+) -> anyhow::Result<ExitCode> {
     match cmd {
         LearnCommand::Add {
             rule,
@@ -120,12 +125,12 @@ async fn run_on_store(store: &VectorStoreHandle, cmd: LearnCommand) -> anyhow::R
                 .with_negative(negative)
                 .with_category(category);
             let outcome = store.write_lesson(write).await?;
-            println!("{}", serde_json::to_string(&outcome)?);
+            writeln!(out, "{}", serde_json::to_string(&outcome)?)?;
         }
-        LearnCommand::List { json } => print_lessons(&store.list_lessons().await?, json)?,
+        LearnCommand::List { json } => print_lessons(&store.list_lessons().await?, json, out)?,
         LearnCommand::Remove { key } => {
             store.delete_lesson(&key, "user_explicit").await?;
-            println!("removed {key}");
+            writeln!(out, "removed {key}")?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -146,7 +151,7 @@ fn run_on_file(file: &LessonFile, cmd: LearnCommand) -> anyhow::Result<ExitCode>
         }
         LearnCommand::List { json } => {
             let lessons: Vec<Lesson> = file.load()?.iter().rev().map(|l| l.to_lesson()).collect();
-            print_lessons(&lessons, json)?;
+            print_lessons(&lessons, json, &mut std::io::stdout().lock())?;
         }
         LearnCommand::Remove { key } => {
             file.remove(&key)?;

@@ -1,6 +1,6 @@
 //! The command line: `kirocrew serve | memory … | learn … | skills … | hooks … | context … |
-//! config … | doctor | bench … | security … | consolidation … | hook … | install … |
-//! uninstall … | mcp`.
+//! config … | doctor | embedding status | console | bench … | security … |
+//! consolidation … | hook … | install … | uninstall … | mcp`.
 //!
 //! Every command takes `--home` (else `$KIROCREW_HOME`, else `~/.kiro/crew`).
 //! One-shot commands open the same memory.db as a running daemon (WAL lets
@@ -10,26 +10,31 @@
 //! memory.db": they ask the running daemon, which owns that state.
 
 mod bench;
+mod bench_console;
 mod bench_consolidate;
 mod bench_context;
 mod bench_hooks;
 mod bench_locomo;
-mod config_cmd;
+pub(crate) mod config_cmd;
+mod console;
+mod console_line;
+mod console_shell;
 mod consolidation;
 mod context;
-mod doctor;
+pub(crate) mod doctor;
+pub(crate) mod embedding;
 mod hook;
-mod hooks;
+pub(crate) mod hooks;
 mod install;
-mod learn;
+pub(crate) mod learn;
 mod mcp;
-mod memory;
+pub(crate) mod memory;
 mod memory_commands;
 mod memory_files;
 mod security;
 mod security_audit;
 mod serve;
-mod skills;
+pub(crate) mod skills;
 mod skills_commands;
 
 use std::path::PathBuf;
@@ -77,6 +82,11 @@ pub enum Command {
     /// Show and test hooks (config rules and script hooks).
     #[command(subcommand)]
     Hooks(hooks::HooksCommand),
+    /// The running daemon's embedding model and its progress.
+    #[command(subcommand)]
+    Embedding(embedding::EmbeddingCommand),
+    /// The operator shell on the running daemon's websocket console.
+    Console(console::ConsoleArgs),
     /// Measure performance.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -142,13 +152,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         other => other,
     };
     let home = DataHome::resolve(cli.home)?;
-    // Clients of the daemon and settings editors: no model, no kernels
-    // (a hook runs inside the agent's time budget).
+    // Clients of the running daemon and settings editors: no model, no
+    // kernels, no store (a hook runs inside the agent's time budget).
     match command {
+        Command::Embedding(cmd) => return embedding::run(home, cmd),
+        Command::Console(args) => return console::run(home, args),
+        // Reads the log and stored memory: no model, no kernels.
         Command::Security(cmd) => return security::run_on_home(home, cmd),
         Command::Hook(cmd) => return hook::run(home, cmd),
         Command::Mcp(args) => return mcp::run(home, args),
-        // Asks the daemon: no model, no kernels.
         Command::Consolidation(cmd) => return consolidation::run(home, cmd),
         Command::Install(install::IntegrationCommand::ClaudeCode(args)) => {
             return install::install(&home, &args, &mut std::io::stdout().lock())
@@ -183,7 +195,9 @@ fn run_with_kernels(home: DataHome, command: Command) -> anyhow::Result<ExitCode
         | Command::Hook(_)
         | Command::Mcp(_)
         | Command::Install(_)
-        | Command::Uninstall(_) => Ok(ExitCode::SUCCESS),
+        | Command::Uninstall(_)
+        | Command::Embedding(_)
+        | Command::Console(_) => Ok(ExitCode::SUCCESS),
     }
 }
 

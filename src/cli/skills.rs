@@ -109,7 +109,8 @@ pub(super) fn run(home: DataHome, command: SkillsCommand) -> anyhow::Result<Exit
             system_clock(),
             Some(log.clone()),
         ));
-        let result = execute(&skills, command).await;
+        let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+        let result = execute(&skills, command, interactive, &mut std::io::stdout().lock()).await;
         let _ = skills.close().await;
         // Waits for the audit events the command queued.
         let _ = log.recent(1, None).await;
@@ -117,15 +118,22 @@ pub(super) fn run(home: DataHome, command: SkillsCommand) -> anyhow::Result<Exit
     })
 }
 
-async fn execute(skills: &SkillLedgerHandle, command: SkillsCommand) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+/// Runs a skills command, writing to `out`. `interactive`: whether an
+/// `edit` without flags may open `$EDITOR` (the CLI on a terminal; never
+/// the operator console).
+pub(crate) async fn execute(
+    skills: &SkillLedgerHandle,
+    command: SkillsCommand,
+    interactive: bool,
+    out: &mut impl std::io::Write,
+) -> anyhow::Result<ExitCode> {
     match command {
-        SkillsCommand::List { json } => cmd::list(skills, json, &mut out).await,
-        SkillsCommand::Show { name, json } => cmd::show(skills, &name, json, &mut out).await,
+        SkillsCommand::List { json } => cmd::list(skills, json, out).await,
+        SkillsCommand::Show { name, json } => cmd::show(skills, &name, json, out).await,
         SkillsCommand::Search { query, limit, json } => {
-            cmd::search(skills, &query, limit, json, &mut out).await
+            cmd::search(skills, &query, limit, json, out).await
         }
-        SkillsCommand::Budget { json } => cmd::budget(skills, json, &mut out).await,
+        SkillsCommand::Budget { json } => cmd::budget(skills, json, out).await,
         SkillsCommand::New {
             name,
             description,
@@ -138,7 +146,7 @@ async fn execute(skills: &SkillLedgerHandle, command: SkillsCommand) -> anyhow::
                 ),
                 None => None,
             };
-            cmd::new(skills, &name, description.as_deref(), content, &mut out).await
+            cmd::new(skills, &name, description.as_deref(), content, out).await
         }
         SkillsCommand::Edit {
             name,
@@ -173,18 +181,16 @@ async fn execute(skills: &SkillLedgerHandle, command: SkillsCommand) -> anyhow::
                 .or_else(|_| std::env::var("EDITOR"))
                 .ok()
                 .filter(|e| !e.trim().is_empty());
-            let interactive = edit == SkillEdit::default()
-                && inject_on_trigger.is_none()
-                && std::io::stdin().is_terminal()
-                && std::io::stdout().is_terminal();
+            let interactive =
+                edit == SkillEdit::default() && inject_on_trigger.is_none() && interactive;
             match (interactive, editor) {
                 (true, Some(editor)) => {
                     let scratch = tempfile::tempdir().context("creating a scratch directory")?;
-                    cmd::edit_in_editor(skills, &name, &editor, scratch.path(), &mut out).await
+                    cmd::edit_in_editor(skills, &name, &editor, scratch.path(), out).await
                 }
-                _ => cmd::edit(skills, &name, edit, inject_on_trigger, &mut out).await,
+                _ => cmd::edit(skills, &name, edit, inject_on_trigger, out).await,
             }
         }
-        SkillsCommand::Remove { name } => cmd::remove(skills, &name, &mut out).await,
+        SkillsCommand::Remove { name } => cmd::remove(skills, &name, out).await,
     }
 }

@@ -198,6 +198,12 @@ pub struct ServerSettings {
     /// (408 beyond), so a client trickling its body cannot hold a
     /// connection forever.
     pub body_timeout_secs: u64,
+    /// Operator console sessions open at once, at most (409
+    /// `console_busy` beyond).
+    pub console_max_sessions: usize,
+    /// A console session that sends nothing (not even a pong) for this
+    /// long is closed.
+    pub console_idle_secs: u64,
 }
 
 /// `auth.*`
@@ -281,6 +287,18 @@ impl Settings {
             return bad(
                 "server.body_timeout_secs",
                 "must be between 1 and 3600".into(),
+            );
+        }
+        if !(1..=256).contains(&self.server.console_max_sessions) {
+            return bad(
+                "server.console_max_sessions",
+                "must be between 1 and 256".into(),
+            );
+        }
+        if !(10..=86_400).contains(&self.server.console_idle_secs) {
+            return bad(
+                "server.console_idle_secs",
+                "must be between 10 and 86400".into(),
             );
         }
         if !(1..=64).contains(&self.server.workers) {

@@ -129,6 +129,37 @@ impl AuthPolicy {
     }
 }
 
+impl AuthPolicy {
+    /// The operator console's upgrade request (`GET /api/console`): its
+    /// Origin, when sent, must name the daemon (a page elsewhere must not
+    /// open a session with the browser's help: cross-site websocket
+    /// hijacking). Answers whether the request is already authenticated
+    /// (a valid bearer header, or a trusted loopback peer); `false` means
+    /// the token must come in the first frame. A wrong header is a 401.
+    pub(crate) fn check_console_upgrade(
+        &self,
+        headers: &HeaderMap,
+        peer: Option<std::net::SocketAddr>,
+    ) -> Result<bool, ApiError> {
+        check_origin(headers, &self.allowed_hosts)?;
+        if self.loopback_trusted && peer.is_some_and(|p| p.ip().is_loopback()) {
+            return Ok(true);
+        }
+        let Some(authorization) = headers.get(header::AUTHORIZATION) else {
+            return Ok(false);
+        };
+        match authorization.to_str().ok().and_then(bearer_token) {
+            Some(token) if self.token_matches(token) => Ok(true),
+            _ => Err(ApiError::Unauthorized("invalid bearer token".into())),
+        }
+    }
+
+    /// Whether `token` is the API token (constant time).
+    pub(crate) fn token_matches(&self, token: &str) -> bool {
+        constant_time_eq(token.as_bytes(), self.token.as_bytes())
+    }
+}
+
 fn check_origin(headers: &HeaderMap, allowed_hosts: &[String]) -> Result<(), ApiError> {
     let Some(origin) = headers.get(header::ORIGIN) else {
         return Ok(());

@@ -85,6 +85,8 @@ pub struct AppState {
     pub consolidator: ConsolidatorHandle,
     /// The consolidation model and its download (status).
     pub chat_model: crate::consolidation::ChatModel,
+    /// The operator console's sessions and streams (`/api/console`).
+    pub console: crate::console::ConsoleHub,
 }
 
 impl AppState {

@@ -61,6 +61,9 @@ pub(crate) struct VectorStore {
     pub(super) exemplar_bank: Option<Arc<ExemplarBank>>,
     /// Where injection blocks are also recorded, once attached.
     pub(super) security_log: Option<SecurityLogHandle>,
+    /// Rung after every handler: the live audit trail's publisher
+    /// (`audit_feed.rs`) looks for newly committed rows.
+    pub(super) audit_wake: Arc<tokio::sync::Notify>,
 }
 
 impl VectorStore {
@@ -169,6 +172,8 @@ impl VectorStore {
         res: &Result<T, VectorStoreError>,
         ctx: &mut Context<Self>,
     ) {
+        // Whatever the handler was, it may have committed audit rows.
+        self.audit_wake.notify_one();
         if let Err(e) = res {
             if e.is_fatal() && !self.closed {
                 tracing::error!(error = %e, "memory.db connection lost; restarting the store");
@@ -217,14 +222,15 @@ impl Supervised for VectorStore {
 }
 
 #[cfg(test)]
-mod supervision_tests {
+pub(super) mod supervision_tests {
     use super::*;
     use crate::clock::system_clock;
     use crate::vector_store::handle::VectorStoreHandle;
     use crate::vector_store::semantic::types::SemanticWrite;
     use crate::vector_store::semantic::validate::USER_EXPLICIT;
 
-    fn write(key: &str) -> SemanticWrite {
+    /// A user write of `key` (the store's tests share it).
+    pub(in crate::vector_store) fn write(key: &str) -> SemanticWrite {
         SemanticWrite {
             key: key.to_owned(),
             value: serde_json::json!("v"),
@@ -254,10 +260,12 @@ mod supervision_tests {
             reembed: Default::default(),
             exemplar_bank: None,
             security_log: None,
+            audit_wake: Default::default(),
         });
         let store = VectorStoreHandle {
             addr,
             embedder: None,
+            audit_live: tokio::sync::broadcast::channel(1).0,
         };
         store.write_semantic(write("pref.before")).await.unwrap();
 

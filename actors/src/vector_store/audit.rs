@@ -12,7 +12,6 @@ use sqlx::sqlite::{SqliteConnection, SqlitePool};
 
 use super::actor::VectorStore;
 use super::error::VectorStoreError;
-use super::handle::VectorStoreHandle;
 
 /// One row of the audit trail.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -126,19 +125,39 @@ pub(super) async fn list_events(
     .bind(i64::from(limit))
     .fetch_all(pool)
     .await?;
-    Ok(rows
-        .into_iter()
-        .map(|r| MemoryEvent {
-            id: r.id,
-            event_type: r.event_type,
-            memory_type: r.memory_type,
-            key: r.key,
-            old_value: r.old_value,
-            new_value: r.new_value,
-            source: r.source,
-            ts: r.ts,
-        })
-        .collect())
+    Ok(rows.into_iter().map(EventRow::into_event).collect())
+}
+
+/// Events with an id above `after`, oldest first (the live feed).
+pub(super) async fn events_since(
+    pool: &SqlitePool,
+    after: i64,
+    limit: u32,
+) -> Result<Vec<MemoryEvent>, VectorStoreError> {
+    let rows: Vec<EventRow> = sqlx::query_as(
+        "SELECT id, event_type, memory_type, key, old_value, new_value, source, ts
+         FROM memory_events WHERE id > ? ORDER BY id LIMIT ?",
+    )
+    .bind(after)
+    .bind(i64::from(limit))
+    .fetch_all(pool)
+    .await?;
+    Ok(rows.into_iter().map(EventRow::into_event).collect())
+}
+
+impl EventRow {
+    fn into_event(self) -> MemoryEvent {
+        MemoryEvent {
+            id: self.id,
+            event_type: self.event_type,
+            memory_type: self.memory_type,
+            key: self.key,
+            old_value: self.old_value,
+            new_value: self.new_value,
+            source: self.source,
+            ts: self.ts,
+        }
+    }
 }
 
 /// Lists the newest audit events.
@@ -194,18 +213,6 @@ impl Handler<RecordEvent> for VectorStore {
             )
             .await
         })
-    }
-}
-
-impl VectorStoreHandle {
-    /// Appends an audit event that belongs to no single write.
-    pub async fn record_event(&self, event: RecordEvent) -> Result<(), VectorStoreError> {
-        self.ask(event).await
-    }
-
-    /// The newest audit events.
-    pub async fn list_events(&self, limit: u32) -> Result<Vec<MemoryEvent>, VectorStoreError> {
-        self.ask(ListEvents { limit }).await
     }
 }
 

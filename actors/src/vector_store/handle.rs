@@ -12,6 +12,8 @@ use std::path::PathBuf;
 use actix::prelude::*;
 
 use super::actor::VectorStore;
+use super::audit::{ListEvents, MemoryEvent, RecordEvent};
+use super::audit_feed;
 use super::db;
 use super::episodic::index_messages::SaveEpisodicIndex;
 use super::error::VectorStoreError;
@@ -29,6 +31,8 @@ use crate::security_log::SecurityLogHandle;
 pub struct VectorStoreHandle {
     pub(super) addr: Addr<VectorStore>,
     pub(super) embedder: Option<EmbedderHandle>,
+    /// Where the live audit feed is read from (`subscribe_events`).
+    pub(super) audit_live: tokio::sync::broadcast::Sender<super::audit::MemoryEvent>,
 }
 
 impl std::fmt::Debug for VectorStoreHandle {
@@ -53,6 +57,9 @@ impl VectorStoreHandle {
     ) -> Result<Self, VectorStoreError> {
         let pool = db::open_pool(&db_path).await?;
         let space = load_space(&pool).await?;
+        let audit_live = audit_feed::channel();
+        let audit_wake = std::sync::Arc::new(tokio::sync::Notify::new());
+        let wake = audit_wake.clone();
         let addr = Supervisor::start(move |_| VectorStore {
             db_path,
             pool: Some(pool),
@@ -65,10 +72,13 @@ impl VectorStoreHandle {
             reembed: Default::default(),
             exemplar_bank: None,
             security_log: None,
+            audit_wake: wake,
         });
+        audit_feed::spawn_publisher(addr.downgrade(), audit_live.clone(), audit_wake);
         Ok(Self {
             addr,
             embedder: None,
+            audit_live,
         })
     }
 
@@ -140,5 +150,28 @@ impl VectorStoreHandle {
             tracing::warn!(error = %e, "episodic index not saved at close");
         }
         self.ask(CloseStore).await
+    }
+}
+
+// The audit trail's queries live with the handle (not in audit.rs) so
+// that audit.rs, which the live feed reads, imports nothing that imports
+// the feed back.
+impl VectorStoreHandle {
+    /// Appends an audit event that belongs to no single write.
+    pub async fn record_event(&self, event: RecordEvent) -> Result<(), VectorStoreError> {
+        self.ask(event).await
+    }
+
+    /// The newest audit events.
+    pub async fn list_events(&self, limit: u32) -> Result<Vec<MemoryEvent>, VectorStoreError> {
+        self.ask(ListEvents { limit }).await
+    }
+
+    /// A live feed of every audit row committed from now on, oldest first
+    /// (`audit_feed.rs`). A receiver more than a bounded queue behind gets
+    /// `RecvError::Lagged(n)` with the count it missed; it never slows a
+    /// writer.
+    pub fn subscribe_events(&self) -> tokio::sync::broadcast::Receiver<MemoryEvent> {
+        self.audit_live.subscribe()
     }
 }

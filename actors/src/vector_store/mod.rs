@@ -34,6 +34,7 @@
 
 mod actor;
 mod audit;
+mod audit_feed;
 mod db;
 pub mod episodic;
 mod error;

@@ -1,0 +1,130 @@
+//! Running a console request's CLI command inside the daemon: the parsed
+//! command ([`super::argv`]) goes to the very function the CLI calls, with
+//! the daemon's own handles (its store, skills actor, hook runner) and a
+//! buffer in place of standard output. So console and CLI print the same
+//! text, and every write passes the same owner's writer (validation,
+//! screening, audit); the console has no write path of its own.
+
+use std::process::ExitCode;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::protocol::ConsoleError;
+use crate::cli::hooks::HooksCommand;
+use crate::cli::Command;
+use crate::error::ApiError;
+use crate::http::AppState;
+
+/// What a command printed, and how it ended.
+#[derive(Debug, Clone, Serialize)]
+pub struct CommandOutput {
+    /// 0 on success, 1 when the command reported a failure (as the CLI's
+    /// exit status).
+    pub exit_code: u8,
+    /// Everything the command printed.
+    pub output: String,
+    /// The output read as JSON, when it is JSON (`"json": true` commands).
+    pub data: Option<Value>,
+}
+
+impl CommandOutput {
+    fn new(code: ExitCode, bytes: Vec<u8>) -> Self {
+        let output = String::from_utf8_lossy(&bytes).into_owned();
+        let data = serde_json::from_str(output.trim()).ok();
+        Self {
+            exit_code: if code == ExitCode::SUCCESS { 0 } else { 1 },
+            output,
+            data,
+        }
+    }
+}
+
+/// Runs `command` on the daemon's state.
+pub async fn run(state: &AppState, command: Command) -> Result<CommandOutput, ConsoleError> {
+    let mut out = Vec::new();
+    let result = match command {
+        Command::Memory(cmd) => {
+            let cap = state.settings.memory.semantic_context_cap;
+            crate::cli::memory::execute(&state.store, cmd, cap, &mut out).await
+        }
+        Command::Learn(cmd) => crate::cli::learn::run_on_store(&state.store, cmd, &mut out).await,
+        Command::Skills(cmd) => {
+            crate::cli::skills::execute(&state.skills, cmd, false, &mut out).await
+        }
+        Command::Hooks(HooksCommand::List { json }) => {
+            crate::cli::hooks::list(&state.hooks, json, &mut out).await
+        }
+        Command::Hooks(HooksCommand::Test {
+            event,
+            index,
+            payload,
+            json,
+        }) => match payload
+            .map(|p| serde_json::from_str::<Value>(&p))
+            .transpose()
+        {
+            Ok(payload) => {
+                crate::cli::hooks::test(&state.hooks, &event, index, payload, json, &mut out).await
+            }
+            Err(e) => Err(anyhow::Error::new(e).context("payload is not JSON")),
+        },
+        Command::Config(crate::cli::config_cmd::ConfigCommand::Get { key }) => {
+            crate::cli::config_cmd::get(&state.home, key.as_deref(), &mut out)
+        }
+        Command::Doctor(_) => {
+            crate::cli::doctor::report(&state.home, Ok(&state.store), &mut out).await
+        }
+        Command::Embedding(crate::cli::embedding::EmbeddingCommand::Status { json }) => {
+            match serde_json::to_value(state.embeddings.status().await) {
+                Ok(status) => crate::cli::embedding::print_status(&status, json, &mut out),
+                Err(e) => Err(e.into()),
+            }
+        }
+        // `argv::parse_command` offers nothing else.
+        _ => {
+            return Err(ConsoleError::new(
+                "command_not_allowed",
+                "the console does not run this command",
+            ))
+        }
+    };
+    match result {
+        Ok(code) => Ok(CommandOutput::new(code, out)),
+        Err(e) => Err(describe(e)),
+    }
+}
+
+/// An actor error as the REST API would word it (same stable code; a
+/// server-side cause is logged, not answered); any other failure (the
+/// CLI's own checks, e.g. `--confidence is required`) in its words.
+fn describe(err: anyhow::Error) -> ConsoleError {
+    let api = match api_error(err) {
+        Ok(api) => api,
+        Err(other) => return ConsoleError::new("command_failed", format!("{other:#}")),
+    };
+    if api.is_server_error() {
+        tracing::error!(code = api.code(), error = %api, "console command failed");
+    }
+    ConsoleError::new(api.code(), api.public_message(None))
+}
+
+fn api_error(err: anyhow::Error) -> Result<ApiError, anyhow::Error> {
+    use kirocrew_actors::{hooks::HookError, skills::SkillError, vector_store::VectorStoreError};
+    let err = match err.downcast::<VectorStoreError>() {
+        Ok(e) => return Ok(e.into()),
+        Err(err) => err,
+    };
+    let err = match err.downcast::<SkillError>() {
+        Ok(e) => return Ok(e.into()),
+        Err(err) => err,
+    };
+    let err = match err.downcast::<HookError>() {
+        Ok(e) => return Ok(e.into()),
+        Err(err) => err,
+    };
+    match err.downcast::<crate::config::ConfigError>() {
+        Ok(e) => Ok(ApiError::from_config(e)),
+        Err(err) => Err(err),
+    }
+}

@@ -1,0 +1,96 @@
+//! The operator console: `GET /api/console`, a websocket that runs the
+//! CLI's own commands and streams live events (design card: the operator
+//! shell is one of kirocrew's three users beside the gateway; spec
+//! "Dashboard"; README "Operator console" documents the protocol).
+//!
+//! - [`protocol`]: the versioned wire format (pure).
+//! - [`argv`]: a request's `{cmd, args}` → the CLI's parsed command (pure,
+//!   through the CLI's own clap parser).
+//! - [`commands`]: runs that command with the same functions as the CLI,
+//!   on the daemon's handles.
+//! - [`session`]: one connection's loop (auth, keepalive, idle timeout,
+//!   subscriptions with bounded queues, close on shutdown).
+//! - [`streams`]: a session's subscriptions.
+//! - [`hub`]: the session limit, the shutdown bell, the progress sampler.
+//! - [`log_bus`]: the `log` stream's tracing layer.
+//! - [`client`]: the client side, for `kirocrew console` and the bench.
+//!
+//! Auth happens here, not in the `/api` scope's token middleware, because
+//! a browser cannot set headers on a websocket: the token comes in the
+//! `Authorization` header or as the first frame, and nothing is answered
+//! before it. The Host rule applies as everywhere; the Origin, when sent,
+//! must name the daemon (cross-site websocket hijacking).
+
+pub mod argv;
+pub mod client;
+pub mod commands;
+pub mod hub;
+pub mod log_bus;
+pub mod protocol;
+pub mod session;
+pub mod streams;
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde_json::json;
+
+use crate::error::ApiError;
+use crate::http::auth::AuthPolicy;
+use crate::http::AppState;
+use kirocrew_actors::security_log::SecurityEvent;
+
+pub use hub::ConsoleHub;
+
+/// Registers `GET /api/console` (before the `/api` scope, so its token
+/// middleware does not answer for it).
+pub fn config_console(cfg: &mut web::ServiceConfig) {
+    cfg.service(crate::http::resource("/api/console").route(web::get().to(upgrade)));
+}
+
+async fn upgrade(
+    req: HttpRequest,
+    body: web::Payload,
+    state: web::Data<AppState>,
+    policy: web::Data<AuthPolicy>,
+) -> Result<HttpResponse, ApiError> {
+    let peer = req.peer_addr();
+    let authenticated = match policy.check_console_upgrade(req.headers(), peer) {
+        Ok(authenticated) => authenticated,
+        Err(e) => {
+            // A refused console is an auth failure like any other.
+            state.security_log.record_later(SecurityEvent::new(
+                "auth_failure",
+                "console",
+                "deny",
+                json!({"code": e.code(), "path": req.path(), "peer": peer.map(|p| p.ip().to_string())}),
+            ));
+            return Err(e);
+        }
+    };
+    let slot = state.console.try_enter().ok_or_else(|| ApiError::Conflict {
+        code: "console_busy",
+        message: format!(
+            "{} console sessions are open, the most server.console_max_sessions allows; close one and retry",
+            state.console.max_sessions()
+        ),
+    })?;
+    let (response, ws, stream) = actix_ws::handle(&req, body).map_err(|e| {
+        ApiError::bad_request(
+            "not_a_websocket",
+            format!("GET /api/console upgrades to a websocket: {e}"),
+        )
+    })?;
+    let stream = stream
+        .max_frame_size(protocol::MAX_FRAME_BYTES)
+        .aggregate_continuations()
+        .max_continuation_size(protocol::MAX_FRAME_BYTES);
+    let session = session::Session::new(
+        ws,
+        state.clone(),
+        policy.clone(),
+        peer.map(|p| p.ip().to_string()),
+        authenticated,
+        slot,
+    );
+    actix_rt::spawn(session.run(stream));
+    Ok(response)
+}
