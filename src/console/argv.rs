@@ -102,7 +102,14 @@ pub fn parse_command(cmd: &str, args: &Map<String, Value>) -> Result<Command, Co
             .find(|a| a.get_id().as_str() == id)
             .ok_or_else(|| unknown_argument(&joined, name, spec))?;
         if arg.is_positional() {
-            positionals.push((arg.get_index().unwrap_or(0), values(name, value)?));
+            // The command's declared order, never the JSON object's (whose
+            // key order depends on serde_json's `preserve_order` feature);
+            // clap's `get_index` is only set for an explicit `index`.
+            let order = spec
+                .get_positionals()
+                .position(|p| p.get_id() == arg.get_id())
+                .unwrap_or(usize::MAX);
+            positionals.push((order, values(name, value)?));
             continue;
         }
         let long = arg.get_long().unwrap_or(arg.get_id().as_str());
