@@ -191,6 +191,10 @@ impl Application {
             safe_reader,
             transcripts,
             consolidator,
+            thread_compressor: crate::context::ThreadCompressor::new(
+                chat_model.llm(),
+                Duration::from_millis(settings.context.history_compress_deadline_ms),
+            ),
             chat_model: chat_model.clone(),
             console: console.clone(),
         });

@@ -37,6 +37,10 @@ pub struct BlockItem {
     /// Score parts, where the item was scored.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub score: Option<Value>,
+    /// The higher-layer item that outranked it (when `dropped` is
+    /// `superseded` across layers): a lesson or semantic key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
 }
 
 impl BlockItem {
@@ -48,6 +52,7 @@ impl BlockItem {
             included: false,
             dropped: None,
             score,
+            superseded_by: None,
         }
     }
 

@@ -334,10 +334,12 @@ async fn a_corrupt_index_is_rebuilt_not_fatal() {
     assert_eq!(files.search("durable", 10).await.unwrap().len(), 2);
     files.close().await.unwrap();
 
-    // Garbage over the file while the actor has it open.
+    // Garbage over the file (and its WAL) while the actor has it open. Not
+    // the -shm: SQLite maps the WAL index, and shrinking a mapped file
+    // makes the next access a SIGBUS.
     let files = start(home.path(), ManualClock::new(noon()));
     assert_eq!(files.search("durable", 10).await.unwrap().len(), 2);
-    for suffix in ["", "-wal", "-shm"] {
+    for suffix in ["", "-wal"] {
         let path = format!("{}{suffix}", index.display());
         if Path::new(&path).exists() {
             std::fs::write(&path, b"this is not a database at all, not even close").unwrap();

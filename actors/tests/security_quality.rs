@@ -175,6 +175,7 @@ fn screening_set_is_large_and_covers_every_language() {
     let rows: Vec<Value> = load("screening/dev.jsonl")
         .into_iter()
         .chain(load("screening/heldout.jsonl"))
+        .chain(load("screening/heldout_v3.jsonl"))
         .collect();
     assert!(rows.len() >= 300, "{}", rows.len());
     for lang in ["en", "fr", "de", "es", "pt", "it", "ru", "zh", "ja"] {
@@ -214,6 +215,21 @@ fn screening_quality_heldout() {
         rate(recall)
     );
     assert!(rate(fp) <= HELDOUT_FPR, "held-out fpr {}", rate(fp));
+}
+
+/// The third held-out set (v3, 408 lines), written blind — by a writer who
+/// saw neither the rules nor the other sets — after every rule it measures.
+#[test]
+fn screening_quality_heldout_v3() {
+    let s = screen_set("screening/heldout_v3.jsonl");
+    print_screening("held-out v3", &s);
+    let (recall, fp) = (&s.recall, &s.fp);
+    assert!(
+        rate(recall) >= HELDOUT_V3_RECALL,
+        "held-out v3 recall {}",
+        rate(recall)
+    );
+    assert!(rate(fp) <= HELDOUT_V3_FPR, "held-out v3 fpr {}", rate(fp));
 }
 
 #[test]
@@ -276,12 +292,16 @@ fn negatives_come_out_byte_identical() {
 // far from the target (recall >= 0.95, FPR <= 0.05) on
 // paraphrased attacks: rules catch the phrasings someone wrote down, and
 // the similarity layer (not measured here: it needs the embedding model)
-// is what is meant to cover paraphrase. Redaction held-out: recall 0.964,
+// is what is meant to cover paraphrase. Held-out v3 (408 lines, written
+// blind by a separate writer after every rule, measured once): recall
+// 0.500, FPR 0.068 — the same picture on a third, independent set. Redaction held-out: recall 0.964,
 // FPR 0.000 (first run, rules frozen before it).
 const DEV_RECALL: f64 = 0.99;
 const DEV_FPR: f64 = 0.01;
 const HELDOUT_RECALL: f64 = 0.52;
 const HELDOUT_FPR: f64 = 0.06;
+const HELDOUT_V3_RECALL: f64 = 0.50;
+const HELDOUT_V3_FPR: f64 = 0.07;
 const REDACT_DEV_RECALL: f64 = 0.99;
 const REDACT_DEV_FPR: f64 = 0.01;
 const REDACT_HELDOUT_RECALL: f64 = 0.96;

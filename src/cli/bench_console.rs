@@ -6,9 +6,13 @@
 //! - fan-out: 50 subscribers on the `audit` stream while 1,000 memory
 //!   writes run through the console (`memory set`); latency per delivery
 //!   is write request sent → audit event read by a subscriber;
-//! - a stalled subscriber (subscribed, never reading) during the writes:
-//!   the process's resident memory before and after, and what it was told
-//!   it missed once it reads again.
+//! - a stalled subscriber (subscribed, never reading) during those writes
+//!   and then during `--stall-writes` updates with ~3.5 KB values (each
+//!   audit row then carries ~7 KB, old and new value), far more than the
+//!   socket buffers and the 1,024-row ring hold, so the lag path is really
+//!   taken: the process's resident memory is sampled throughout (peak
+//!   against the bytes the stalled client was sent), and once it reads
+//!   again it must be told what it missed.
 //!
 //! The daemon runs on its own actix system thread; the clients on another
 //! thread, so neither measures the other's scheduling.
@@ -39,6 +43,9 @@ pub struct ConsoleArgs {
     /// Memory writes while they listen.
     #[arg(long, default_value_t = 1000)]
     pub writes: usize,
+    /// Large updates while only the stalled subscriber is subscribed.
+    #[arg(long, default_value_t = 3000)]
+    pub stall_writes: usize,
     /// Print one JSON object as the last line.
     #[arg(long)]
     pub json: bool,
@@ -170,10 +177,31 @@ async fn measure(
             Ok::<_, anyhow::Error>(write_secs)
         })
         .await?;
+    let rss_after_fan_out = resident_kib();
+    // The stall: large updates, so the events outgrow every buffer.
+    let big = "x".repeat(3_500);
+    let mut rss_peak = rss_after_fan_out;
+    let mut event_bytes = 0u64;
+    for i in 0..args.stall_writes {
+        let value = format!("{i} {big}");
+        // An update carries the old value too.
+        event_bytes += 2 * value.len() as u64;
+        writer
+            .request(
+                "memory set",
+                json!({"key": format!("pref.bench_big{}", i % 100), "value": value}),
+            )
+            .await?;
+        if i % 250 == 0 {
+            rss_peak = rss_peak.max(resident_kib());
+        }
+    }
     let rss_after = resident_kib();
+    rss_peak = rss_peak.max(rss_after);
     // What the stalled subscriber gets once it reads again.
+    let expected = (writes + args.stall_writes) as u64;
     let (mut got, mut missed) = (0u64, 0u64);
-    while got + missed < writes as u64 {
+    while got + missed < expected {
         let frame = tokio::time::timeout(Duration::from_secs(30), stalled.next_event()).await??;
         if frame["type"] == "lagged" {
             missed += frame["missed"].as_u64().unwrap_or(0);
@@ -194,8 +222,11 @@ async fn measure(
             "lagged_events": lagged, "writes_per_sec": writes as f64 / report,
         },
         "stalled_subscriber": {
-            "rss_kib_before": rss_before, "rss_kib_after": rss_after,
+            "rss_kib_before": rss_before, "rss_kib_after_fan_out": rss_after_fan_out,
+            "rss_kib_peak": rss_peak, "rss_kib_after": rss_after,
+            "stall_writes": args.stall_writes, "event_bytes_sent": event_bytes,
             "received_after_stall": got, "reported_missed": missed,
+            "lag_path_taken": missed > 0,
         },
     }))
 }
@@ -216,8 +247,10 @@ fn print_report(r: &Value) {
     );
     let s = &r["stalled_subscriber"];
     println!(
-        "stalled subscriber: RSS {} KiB before, {} KiB after the writes; once reading: {} events, told it missed {}",
-        s["rss_kib_before"], s["rss_kib_after"], s["received_after_stall"], s["reported_missed"]
+        "stalled subscriber: RSS {} KiB before, {} KiB after the fan-out, peak {} KiB over {} large updates (~{} KiB of events addressed to it); once reading: {} events, told it missed {}",
+        s["rss_kib_before"], s["rss_kib_after_fan_out"], s["rss_kib_peak"], s["stall_writes"],
+        s["event_bytes_sent"].as_u64().unwrap_or(0) / 1024,
+        s["received_after_stall"], s["reported_missed"]
     );
 }
 

@@ -137,6 +137,8 @@ pub(crate) fn local_sources(
         reader: SafeReader::new(policy, log, "cli"),
         clock: system_clock(),
         settings: ContextSettings::from_config(settings, home),
+        // A one-shot command loads no chat model: long histories truncate.
+        compressor: None,
     })
 }
 

@@ -85,8 +85,52 @@ pub(crate) async fn report(
     store: Result<&VectorStoreHandle, String>,
     out: &mut impl Write,
 ) -> anyhow::Result<ExitCode> {
-    let report = Report::default();
     writeln!(out, "kirocrew {}", env!("CARGO_PKG_VERSION"))?;
+    // The file checks touch the disk (and walk the home): off the async
+    // worker, which in the daemon (console `doctor`) serves other requests.
+    let owned = home.clone();
+    let report = tokio::task::spawn_blocking(move || file_checks(&owned))
+        .await
+        .map_err(|e| anyhow::anyhow!("doctor's file checks failed: {e}"))?;
+    let db_result = match store {
+        Ok(store) => store.stats().await.map_err(|e| e.to_string()),
+        Err(e) => Err(e),
+    };
+    match db_result {
+        Ok(stats) => report.ok(
+            "memory.db",
+            format!(
+                "schema current; {} semantic entries, {} events, {} bytes",
+                stats.semantic.active, stats.events, stats.db_size_bytes
+            ),
+        ),
+        Err(e) => report.fail("memory.db", e),
+    }
+    match read_daemon_record(home) {
+        Some(rec) if process_alive(rec.pid) => report.ok(
+            "daemon",
+            format!("running, pid {} on {}", rec.pid, rec.address),
+        ),
+        Some(rec) => report.warn(
+            "daemon",
+            format!("stale daemon.json (pid {} is gone)", rec.pid),
+        ),
+        None => report.ok("daemon", "not running"),
+    }
+    for line in report.lines.borrow().iter() {
+        writeln!(out, "{line}")?;
+    }
+    Ok(if report.failed.get() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The checks that read files only: home, permissions, config, token,
+/// llama.cpp's CPU backend.
+fn file_checks(home: &DataHome) -> Report {
+    let report = Report::default();
     match home.ensure() {
         Ok(()) => report.ok("data home", home.root().display()),
         Err(e) => report.fail("data home", format!("{e:#}")),
@@ -145,39 +189,7 @@ pub(crate) async fn report(
     if let Some(choice) = kernels::report() {
         report_cpu_module(&report, &choice);
     }
-    let db_result = match store {
-        Ok(store) => store.stats().await.map_err(|e| e.to_string()),
-        Err(e) => Err(e),
-    };
-    match db_result {
-        Ok(stats) => report.ok(
-            "memory.db",
-            format!(
-                "schema current; {} semantic entries, {} events, {} bytes",
-                stats.semantic.active, stats.events, stats.db_size_bytes
-            ),
-        ),
-        Err(e) => report.fail("memory.db", e),
-    }
-    match read_daemon_record(home) {
-        Some(rec) if process_alive(rec.pid) => report.ok(
-            "daemon",
-            format!("running, pid {} on {}", rec.pid, rec.address),
-        ),
-        Some(rec) => report.warn(
-            "daemon",
-            format!("stale daemon.json (pid {} is gone)", rec.pid),
-        ),
-        None => report.ok("daemon", "not running"),
-    }
-    for line in report.lines.borrow().iter() {
-        writeln!(out, "{line}")?;
-    }
-    Ok(if report.failed.get() {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    report
 }
 
 /// Warns when the home or a file in it lets other users in (the daemon

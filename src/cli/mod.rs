@@ -155,18 +155,18 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     // Clients of the running daemon and settings editors: no model, no
     // kernels, no store (a hook runs inside the agent's time budget).
     match command {
-        Command::Embedding(cmd) => return embedding::run(home, cmd),
-        Command::Console(args) => return console::run(home, args),
+        Command::Embedding(cmd) => embedding::run(home, cmd),
+        Command::Console(args) => console::run(home, args),
         // Reads the log and stored memory: no model, no kernels.
-        Command::Security(cmd) => return security::run_on_home(home, cmd),
-        Command::Hook(cmd) => return hook::run(home, cmd),
-        Command::Mcp(args) => return mcp::run(home, args),
-        Command::Consolidation(cmd) => return consolidation::run(home, cmd),
+        Command::Security(cmd) => security::run_on_home(home, cmd),
+        Command::Hook(cmd) => hook::run(home, cmd),
+        Command::Mcp(args) => mcp::run(home, args),
+        Command::Consolidation(cmd) => consolidation::run(home, cmd),
         Command::Install(install::IntegrationCommand::ClaudeCode(args)) => {
-            return install::install(&home, &args, &mut std::io::stdout().lock())
+            install::install(&home, &args, &mut std::io::stdout().lock())
         }
         Command::Uninstall(install::IntegrationCommand::ClaudeCode(args)) => {
-            return install::uninstall(&home, &args, &mut std::io::stdout().lock())
+            install::uninstall(&home, &args, &mut std::io::stdout().lock())
         }
         other => run_with_kernels(home, other),
     }

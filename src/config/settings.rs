@@ -126,6 +126,9 @@ pub struct ContextConfig {
     /// How long a build waits for the query embedding before it retrieves
     /// by keywords (the embed still completes and is cached).
     pub embed_deadline_ms: u64,
+    /// How long a session build waits for a thread-history summary before
+    /// it truncates instead (the summary still completes and is cached).
+    pub history_compress_deadline_ms: u64,
     /// Model id → context window in tokens, added to (and overriding) the
     /// built-in table.
     pub model_windows: std::collections::BTreeMap<String, u64>,
@@ -377,6 +380,12 @@ impl Settings {
             return bad(
                 "context.embed_deadline_ms",
                 "must be between 1 and 60000".into(),
+            );
+        }
+        if self.context.history_compress_deadline_ms > 60_000 {
+            return bad(
+                "context.history_compress_deadline_ms",
+                "must be between 0 and 60000".into(),
             );
         }
         if let Some((model, _)) = self

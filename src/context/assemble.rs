@@ -42,6 +42,15 @@ impl Parts {
     ) {
         self.0.push((name, group, cap, text.to_owned(), items));
     }
+
+    /// The text and items of the queued section `name`, to revise them
+    /// before they are appended (cross-layer supersession).
+    pub(crate) fn section_mut(&mut self, name: &str) -> Option<(&mut String, &mut Vec<BlockItem>)> {
+        self.0
+            .iter_mut()
+            .find(|p| p.0 == name)
+            .map(|(_, _, _, text, items)| (text, items))
+    }
 }
 
 impl Assembly {

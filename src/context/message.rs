@@ -169,6 +169,7 @@ pub async fn build_message(src: &ContextSources, req: &MessageRequest) -> BuiltM
             query_embedding: query.status,
             withheld_groups: Vec::new(),
             truncated_at_ceiling: truncated,
+            thread_history: None,
             sections,
         },
         context,

@@ -12,16 +12,19 @@
 //! went in and, if not, why — so "why did the agent not know X" has an
 //! answer.
 //!
-//! Files: `caps.rs` (fractions and window scaling), `models.rs` (model →
+//! Files: `caps.rs` (fractions and window scaling), `compress.rs`
+//! (thread-history summaries), `models.rs` (model →
 //! window), `groups.rs` (switchable groups, `[CONTEXT SCOPE]`),
 //! `conduct.rs` (rules, date, runtime, language, workspace), `history.rs`
 //! (thread history, other tabs, recent sessions), `project.rs`,
 //! `lessons.rs` (the overflow rule), `skills.rs` (index, always-on,
 //! `$name` and triggered skills), `assemble.rs` (joining and the
-//! ceiling), `session.rs`, `message.rs`, `receipt.rs`, `sources.rs`.
+//! ceiling), `supersede.rs` (cross-layer conflicts), `session.rs`,
+//! `message.rs`, `receipt.rs`, `sources.rs`.
 
 mod assemble;
 pub mod caps;
+mod compress;
 mod conduct;
 pub mod groups;
 mod history;
@@ -33,12 +36,14 @@ mod receipt;
 mod session;
 mod skills;
 mod sources;
+mod supersede;
 
+pub use compress::{NoSummary, ThreadCompressor};
 pub use conduct::{CRITICAL_RULES, OPTIONS_HINT};
 pub use groups::{ContextGroups, GroupError};
 pub use history::HistoryMessage;
 pub use lessons::{LESSONS_OVERFLOW_HEADER, LESSONS_TRUNCATED};
 pub use message::{build_message, BuiltMessage, MessageRequest};
-pub use receipt::{Receipt, SectionReceipt};
+pub use receipt::{Receipt, SectionReceipt, ThreadHistoryReceipt};
 pub use session::{build_session_context, BuiltContext, SessionRequest};
 pub use sources::{ContextSettings, ContextSources};

@@ -38,6 +38,21 @@ pub struct Receipt {
     pub withheld_groups: Vec<&'static str>,
     /// Whether the global ceiling cut the context (last resort).
     pub truncated_at_ceiling: bool,
+    /// How the thread history went in, when there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread_history: Option<ThreadHistoryReceipt>,
     /// Sections in context order.
     pub sections: Vec<SectionReceipt>,
+}
+
+/// How the thread history was fitted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ThreadHistoryReceipt {
+    /// `verbatim` (it fitted), `compressed` (head and tail around a
+    /// summary) or `truncated` (oldest messages dropped).
+    pub method: &'static str,
+    /// Why it was not compressed, when it was truncated: `pending`,
+    /// `unavailable (…)`, `failed (…)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compression: Option<String>,
 }

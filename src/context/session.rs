@@ -3,7 +3,9 @@
 //! scope note, the agent prompt, the project group, the memory group
 //! (preferences, projects, recent history, semantic, episodic when a query
 //! is given, recent session context, other chat tabs), and the lessons
-//! group — each section under its cap, all under the global ceiling.
+//! group — each section under its cap, all under the global ceiling. A
+//! lower layer's line that a higher one contradicts is left out
+//! (`supersede.rs`).
 
 use kirocrew_actors::context_block::BlockItem;
 use kirocrew_actors::memory_files::{ContextCaps, ContextSection};
@@ -13,7 +15,7 @@ use super::assemble::{Assembly, Parts};
 use super::caps::{resolve_caps, ResolvedCaps};
 use super::conduct::{date_section, language_section, workspace_section, Runtime, CRITICAL_RULES};
 use super::groups::ContextGroups;
-use super::history::{active_others, other_tabs, recent_sessions, thread_history, HistoryMessage};
+use super::history::{active_others, other_tabs, recent_sessions, HistoryMessage};
 use super::lessons::lessons_section;
 use super::models::resolve_model_window;
 use super::project::{project_lines, steering};
@@ -83,6 +85,7 @@ pub async fn build_session_context(src: &ContextSources, req: &SessionRequest) -
         .embed_query_within(&req.message, src.settings.embed_deadline)
         .await;
     let mut a = Assembly::default();
+    let mut thread_receipt = None;
 
     if !req.resumed {
         let messages = match &req.thread_history {
@@ -97,10 +100,19 @@ pub async fn build_session_context(src: &ContextSources, req: &SessionRequest) -
                 .collect(),
         };
         let start = messages.len().saturating_sub(THREAD_HISTORY_MESSAGES);
-        let budget = caps.history_fallback;
-        let (text, items) =
-            thread_history(&messages[start..], budget, caps.per_message_within(budget));
-        a.push("thread_history", "conversation", Some(budget), &text, items);
+        let section =
+            super::compress::thread_section(src.compressor.as_ref(), &messages[start..], &caps)
+                .await;
+        a.push(
+            "thread_history",
+            "conversation",
+            Some(section.cap),
+            &section.text,
+            section.items,
+        );
+        if !messages.is_empty() {
+            thread_receipt = Some(section.receipt);
+        }
     }
 
     push_conduct(&mut a, src, req, &groups);
@@ -146,6 +158,8 @@ pub async fn build_session_context(src: &ContextSources, req: &SessionRequest) -
         );
     }
     a.extend(project);
+    let mut memory = memory;
+    super::supersede::apply(&mut memory, lessons.as_ref().map(|(text, _)| text.as_str()));
     a.extend(memory);
     if let Some((text, items)) = lessons {
         a.push("lessons", "lessons", Some(caps.lessons), &text, items);
@@ -160,6 +174,7 @@ pub async fn build_session_context(src: &ContextSources, req: &SessionRequest) -
             query_embedding: query.status,
             withheld_groups: groups.withheld(),
             truncated_at_ceiling: truncated,
+            thread_history: thread_receipt,
             sections,
         },
         context,

@@ -36,6 +36,8 @@ pub struct ContextSources {
     pub clock: SharedClock,
     /// Tunables.
     pub settings: ContextSettings,
+    /// Thread-history summaries (`None`: long histories are truncated).
+    pub compressor: Option<super::ThreadCompressor>,
 }
 
 /// The builder's tunables (config `context.*`, `skills.lazy_load`).

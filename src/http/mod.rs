@@ -87,6 +87,8 @@ pub struct AppState {
     pub chat_model: crate::consolidation::ChatModel,
     /// The operator console's sessions and streams (`/api/console`).
     pub console: crate::console::ConsoleHub,
+    /// Thread-history summaries by the chat model, cached across builds.
+    pub thread_compressor: crate::context::ThreadCompressor,
 }
 
 impl AppState {
@@ -102,6 +104,7 @@ impl AppState {
             reader: self.safe_reader.clone(),
             clock: kirocrew_actors::clock::system_clock(),
             settings: crate::context::ContextSettings::from_config(&self.settings, &self.home),
+            compressor: Some(self.thread_compressor.clone()),
         }
     }
 }

@@ -37,14 +37,9 @@ pub struct Caller {
     pub client: String,
 }
 
+/// The tools' `limit`: the REST routes' rule and error code (default 10).
 fn limit(given: Option<u32>) -> Result<usize, ApiError> {
-    match given.unwrap_or(10) {
-        n @ 1..=MAX_LIMIT => Ok(n as usize),
-        n => Err(ApiError::validation(
-            "invalid_limit",
-            format!("limit must be 1–{MAX_LIMIT}, got {n}"),
-        )),
-    }
+    crate::http::extract::limit(given, 10, MAX_LIMIT).map(|n| n as usize)
 }
 
 fn query_text(query: &str) -> Result<&str, ApiError> {

@@ -118,12 +118,18 @@ impl From<ApiError> for CallToolResult {
     }
 }
 
+/// The tool's arguments, or the `invalid_arguments` tool error (boxed: a
+/// result is large and this is the rare path).
 fn decode<T: DeserializeOwned>(
     arguments: Option<rmcp::model::JsonObject>,
-) -> Result<T, CallToolResult> {
+) -> Result<T, Box<CallToolResult>> {
     let args = Value::Object(arguments.unwrap_or_default());
-    serde_json::from_value(args)
-        .map_err(|e| tool_error("invalid_arguments", format!("invalid arguments: {e}")))
+    serde_json::from_value(args).map_err(|e| {
+        Box::new(tool_error(
+            "invalid_arguments",
+            format!("invalid arguments: {e}"),
+        ))
+    })
 }
 
 /// Runs one tool; every failure is a tool result.
@@ -145,7 +151,7 @@ async fn dispatch(
         () => {
             match decode(args) {
                 Ok(a) => a,
-                Err(result) => return result,
+                Err(result) => return *result,
             }
         };
     }

@@ -67,10 +67,21 @@ impl Proxy {
             .ok_or_else(|| McpError::invalid_request("initialize first", None))
     }
 
-    /// Closes the daemon session.
+    /// Closes the daemon session: waits for the session's end (the
+    /// transport's DELETE) when this is the last holder, else only signals
+    /// it, since a clone still held elsewhere keeps the session alive.
     pub async fn close(self) {
-        if let Some(upstream) = Arc::into_inner(self.upstream).and_then(OnceCell::into_inner) {
-            let _ = upstream.cancel().await;
+        match Arc::try_unwrap(self.upstream) {
+            Ok(cell) => {
+                if let Some(upstream) = cell.into_inner() {
+                    let _ = upstream.cancel().await;
+                }
+            }
+            Err(shared) => {
+                if let Some(upstream) = shared.get() {
+                    upstream.cancellation_token().cancel();
+                }
+            }
         }
     }
 }

@@ -32,6 +32,7 @@ mod security_cli;
 mod security_log;
 mod semantic;
 mod sessions;
+mod sessions_layers;
 mod skills;
 mod text_safety;
 mod transport;

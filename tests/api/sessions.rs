@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use crate::helpers::{assert_error, spawn_app, spawn_app_with, TestApp};
 use kirocrew_actors::hooks::{AutoReply, ContextRule, Transform};
 
-async fn post(app: &TestApp, path: &str, body: Value) -> Value {
+pub(crate) async fn post(app: &TestApp, path: &str, body: Value) -> Value {
     let r = app
         .request(Method::POST, path)
         .json(&body)
@@ -26,7 +26,7 @@ async fn post(app: &TestApp, path: &str, body: Value) -> Value {
 }
 
 /// The receipt adds up to the context, section by section.
-fn assert_receipt_adds_up(built: &Value) {
+pub(crate) fn assert_receipt_adds_up(built: &Value) {
     let context = built["context"].as_str().unwrap();
     let receipt = &built["receipt"];
     let total = context.chars().count() as u64;
@@ -40,7 +40,7 @@ fn assert_receipt_adds_up(built: &Value) {
     assert_eq!(sum, total, "{receipt:#}");
 }
 
-fn section<'a>(built: &'a Value, name: &str) -> Option<&'a Value> {
+pub(crate) fn section<'a>(built: &'a Value, name: &str) -> Option<&'a Value> {
     built["receipt"]["sections"]
         .as_array()
         .unwrap()

@@ -15,6 +15,9 @@
 //! coalesce (a `Notify` permit), so a burst of 1,000 writes costs a few
 //! reads, not 1,000.
 //!
+//! Rows another process commits (the CLI opens memory.db itself) wake
+//! nobody, so the publisher also looks once a second ([`POLL`]).
+//!
 //! ## Bounds
 //! Subscribers share one `broadcast` ring of [`LIVE_QUEUE`] rows; one that
 //! falls further behind gets `RecvError::Lagged(n)` with the count it
@@ -32,6 +35,10 @@ use super::error::VectorStoreError;
 
 /// Rows a live subscriber may fall behind by before it is told it lagged.
 pub(crate) const LIVE_QUEUE: usize = 1024;
+
+/// How often the feed looks for rows no handler of this store rang for
+/// (written by another process); one indexed `MAX(id)` each time.
+const POLL: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Rows read per round trip while catching up.
 const BATCH: u32 = 256;
@@ -55,7 +62,12 @@ pub(crate) fn spawn_publisher(
             None => return,
         };
         loop {
-            wake.notified().await;
+            // Another process writing memory.db (the CLI does) rings no
+            // bell here, so the feed also looks on a slow tick.
+            tokio::select! {
+                () = wake.notified() => {}
+                () = tokio::time::sleep(POLL) => {}
+            }
             let Some(store) = addr.upgrade() else { return };
             cursor = publish(&store, &tx, cursor).await;
         }
@@ -213,5 +225,31 @@ mod tests {
         assert!(missed > 0, "missed {missed}");
         assert_eq!(got + missed, n as u64);
         store.close().await.unwrap();
+    }
+
+    /// A row committed by another writer of the file (another process in
+    /// production: the CLI) reaches subscribers without any operation of
+    /// this store to wake the feed.
+    #[actix_rt::test]
+    async fn rows_from_another_writer_arrive_on_the_tick() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memory.db");
+        let daemon =
+            VectorStoreHandle::open(path.clone(), StoreSettings::default(), system_clock())
+                .await
+                .unwrap();
+        daemon.stats().await.unwrap();
+        let mut rx = daemon.subscribe_events();
+        let cli = VectorStoreHandle::open(path, StoreSettings::default(), system_clock())
+            .await
+            .unwrap();
+        cli.write_semantic(write("pref.from_cli")).await.unwrap();
+        let row = tokio::time::timeout(Duration::from_secs(30), rx.recv())
+            .await
+            .expect("the tick delivers the row")
+            .unwrap();
+        assert_eq!(row.key, "pref.from_cli");
+        cli.close().await.unwrap();
+        daemon.close().await.unwrap();
     }
 }

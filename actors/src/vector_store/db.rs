@@ -33,12 +33,12 @@ pub(super) async fn open_pool(path: &Path) -> Result<SqlitePool, VectorStoreErro
         .synchronous(SqliteSynchronous::Normal)
         .busy_timeout(BUSY_TIMEOUT)
         .foreign_keys(true)
-        // Reads (FTS5 postings, vector BLOBs) are served from memory
-        // instead of a pread syscall per page: 16 MiB page cache per
-        // connection and the file memory-mapped (WAL-safe; 256 MiB bounds
-        // the mapping, not the memory used).
-        .pragma("cache_size", "-16384")
-        .pragma("mmap_size", "268435456");
+        // 16 MiB page cache per connection. No mmap of memory.db: a file
+        // truncated in place under a mapping (another process, a restore
+        // tool) turns the next read into SIGBUS and kills the daemon,
+        // where a read through pread fails with an error the store
+        // reports; the hot reads are served by the in-actor mirrors anyway.
+        .pragma("cache_size", "-16384");
     let pool = SqlitePoolOptions::new()
         .max_connections(4)
         .min_connections(1)

@@ -41,6 +41,11 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
         .map(str::to_lowercase)
 }
 
+/// The Snowball English stem of one lowercase word.
+pub(super) fn stem(word: &str) -> String {
+    STEMMER.stem(word).into_owned()
+}
+
 /// The distinct stems of `text`. Row text keeps its stop words: the query
 /// side decides which words count.
 pub(super) fn stems(text: &str) -> HashSet<String> {

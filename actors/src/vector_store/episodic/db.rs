@@ -271,40 +271,6 @@ pub(crate) async fn page(
     Ok((rows.into_iter().map(Into::into).collect(), total))
 }
 
-/// An FTS5 query matching any word of `text` (OR logic) except stop
-/// words, or `None` if it has no words. Each word is quoted, so FTS syntax
-/// in user text is inert.
-pub(crate) fn fts_query(text: &str) -> Option<String> {
-    let words: Vec<String> = crate::vector_store::keyword::query_words(text)
-        .into_iter()
-        .map(|w| format!("\"{w}\""))
-        .collect();
-    (!words.is_empty()).then(|| words.join(" OR "))
-}
-
-/// Active rows matching `text` by BM25, best first (at most `limit`).
-pub(crate) async fn keyword_search(
-    pool: &SqlitePool,
-    text: &str,
-    limit: u32,
-) -> Result<Vec<(i64, f64)>, VectorStoreError> {
-    let Some(query) = fts_query(text) else {
-        return Ok(Vec::new());
-    };
-    Ok(sqlx::query_as(
-        // `rank` (bm25 by default) is computed once per match; naming
-        // bm25() in both the select list and ORDER BY computed it twice.
-        "SELECT m.id, -episodic_fts.rank AS score FROM episodic_fts
-         JOIN episodic_memories m ON m.id = episodic_fts.rowid
-         WHERE episodic_fts MATCH ? AND m.is_deleted = 0
-         ORDER BY episodic_fts.rank LIMIT ?",
-    )
-    .bind(query)
-    .bind(i64::from(limit))
-    .fetch_all(pool)
-    .await?)
-}
-
 /// Records that rows were returned by a search.
 pub(crate) async fn touch(
     pool: &SqlitePool,
@@ -355,28 +321,4 @@ pub(crate) async fn store_vector(
     .await?
     .rows_affected();
     Ok(done > 0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::fts_query;
-
-    #[test]
-    fn fts_queries_are_or_of_quoted_words() {
-        assert_eq!(
-            fts_query("Where's the cat?").unwrap(),
-            "\"s\" OR \"cat\"",
-            "stop words dropped"
-        );
-        assert_eq!(
-            fts_query("\"NEAR(a b)\" OR *").unwrap(),
-            "\"near\" OR \"b\""
-        );
-        assert_eq!(
-            fts_query("who was it").unwrap(),
-            "\"who\" OR \"was\" OR \"it\"",
-            "a query of only stop words keeps them"
-        );
-        assert!(fts_query(" ?! ").is_none());
-    }
 }

@@ -155,21 +155,18 @@ impl Handler<SearchEpisodic> for VectorStore {
 
     fn handle(&mut self, msg: SearchEpisodic, _: &mut Context<Self>) -> Self::Result {
         let since = self.episodic.seq();
-        let text = msg.query.text.clone();
         let want_keywords = msg.embedded.is_none() || msg.query.mode != SearchMode::Vector;
-        let pool_size = super::rank::MMR_MAX_POOL as u32;
-        let fetch = self.concurrent(move |pool, _, _| async move {
-            let changed = db::fetch_changed(&pool, since).await?;
+        let fetch =
+            self.concurrent(move |pool, _, _| async move { db::fetch_changed(&pool, since).await });
+        Box::pin(fetch.map(move |res, act, ctx| {
+            act.episodic.apply(res?);
             let keyword = if want_keywords {
-                db::keyword_search(&pool, &text, pool_size).await?
+                let words = crate::vector_store::keyword::query_words(&msg.query.text);
+                act.episodic
+                    .keyword_search(&words, super::rank::MMR_MAX_POOL)
             } else {
                 Vec::new()
             };
-            Ok((changed, keyword))
-        });
-        Box::pin(fetch.map(move |res, act, ctx| {
-            let (changed, keyword) = res?;
-            act.episodic.apply(changed);
             act.maybe_start_index_build(ctx);
             let now = msg.query.as_of.unwrap_or_else(|| act.clock.now());
             let signature = msg

@@ -1,12 +1,14 @@
 //! The episodic mirror: active fragments with their vectors, kept in the
 //! actor and refreshed by the change sequence (like the semantic mirror), so
-//! a search scans memory instead of decoding every BLOB from SQLite.
+//! a search scans memory instead of decoding every BLOB from SQLite. The
+//! keyword postings ([`KeywordIndex`]) ride on the same change stream.
 
 use std::collections::BTreeMap;
 use std::ops::Bound::{Excluded, Unbounded};
 
 use chrono::{DateTime, Utc};
 
+use super::bm25::KeywordIndex;
 use super::index::EpisodicIndex;
 use super::types::EpisodicEntry;
 use crate::embedder::vector::cosine;
@@ -47,6 +49,8 @@ pub(crate) struct EpisodicMirror {
     rows: BTreeMap<i64, MirrorEpisode>,
     /// The HNSW index over the rows' vectors, fed by [`Self::apply`].
     pub index: EpisodicIndex,
+    /// BM25 postings over the rows' text and tags, fed by [`Self::apply`].
+    keywords: KeywordIndex,
 }
 
 impl EpisodicMirror {
@@ -78,8 +82,11 @@ impl EpisodicMirror {
                 .map(|(s, v)| (s.as_str(), v.as_slice()));
             self.index.on_row(row.entry.id, vector);
             if row.is_deleted {
+                self.keywords.remove(row.entry.id);
                 self.rows.remove(&row.entry.id);
             } else {
+                self.keywords
+                    .upsert(row.entry.id, &row.entry.text, &row.entry.tags);
                 self.rows.insert(
                     row.entry.id,
                     MirrorEpisode {
@@ -91,6 +98,12 @@ impl EpisodicMirror {
                 );
             }
         }
+    }
+
+    /// Active rows matching any of the query's `words` by BM25, best
+    /// first (at most `limit`).
+    pub(crate) fn keyword_search(&self, words: &[String], limit: usize) -> Vec<(i64, f64)> {
+        self.keywords.search(words, limit)
     }
 
     /// An active row.

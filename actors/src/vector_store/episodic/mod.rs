@@ -6,7 +6,7 @@
 //! screen before anything is embedded or stored; exact duplicates are caught
 //! by a blake3 content hash, near-duplicates (cosine > 0.88 against an
 //! active row — tombstoned twins never block) by the vector mirror. Search
-//! fuses the vector and FTS5/BM25 rankings by default (hybrid mode), or
+//! fuses the vector and BM25 rankings by default (hybrid mode), or
 //! runs the reference's decayed-cosine ranking (vector mode) or BM25 alone;
 //! see `rank.rs` for the scoring rules.
 
@@ -14,9 +14,11 @@
 //! Files: `types.rs` (records, limits, the context block), `messages.rs`
 //! (the actor protocol), `handle.rs` (embed-first handle methods), `db.rs`
 //! (SQL), `mirror.rs` (the in-actor copy of active rows and their vectors),
+//! `bm25.rs` (the in-memory keyword postings the mirror keeps),
 //! `search.rs` + `rank.rs` (ranking, pure), `index.rs` +
 //! `index_messages.rs` (the HNSW index's life cycle).
 
+mod bm25;
 pub(super) mod db;
 mod handle;
 mod index;

@@ -1,7 +1,7 @@
 //! Ranking a search over the mirror (runs inside the actor, no I/O).
 //!
 //! The caller supplies the candidates: cosines from the exact scan
-//! ([`exact_cosines`]) or the ANN index, and the FTS5/BM25 hits. This module
+//! ([`exact_cosines`]) or the ANN index, and the BM25 hits (`bm25.rs`). This module
 //! turns them into the ranked, gated, diversified result list; the rules are
 //! in `rank.rs`.
 

@@ -116,7 +116,7 @@ pub enum SearchMode {
     /// The reference: cosine × importance × decay (keyword fallback
     /// without a query vector).
     Vector,
-    /// FTS5/BM25 only.
+    /// BM25 only.
     Keyword,
     /// The default: fused BM25 + cosine relevance with episode context and
     /// a bounded recency prior (see `rank.rs`); it wins on LoCoMo.

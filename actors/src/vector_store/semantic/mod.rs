@@ -6,7 +6,8 @@
 //! then, inside one IMMEDIATE transaction, run through the conflict ladder
 //! (`ladder.rs`) against the incumbent row (`write.rs`). Ranking reads an
 //! in-actor mirror of the active rows (`mirror.rs`) fused from keyword
-//! stems and cosine; `context.rs` renders the `[Semantic Memory]` block.
+//! stems and cosine; `context.rs` renders the `[Semantic Memory]` block and
+//! `supersede.rs` judges which lower-layer lines a fact or lesson outranks.
 //!
 //! Files: `types.rs` (records), `messages.rs` (the actor protocol),
 //! `handle.rs` (embed-first handle methods), `db.rs` (SQL).
@@ -18,11 +19,13 @@ pub(super) mod ladder;
 mod messages;
 pub(super) mod mirror;
 mod retire;
+mod supersede;
 pub(super) mod types;
 pub(super) mod validate;
 pub(super) mod write;
 
 pub use context::{render_semantic_block, SEMANTIC_HEADER};
+pub use supersede::{fact_supersedes_line, lesson_supersedes};
 pub use types::{
     IfAbsentOutcome, KeyState, ScoredEntry, SemanticEntry, SemanticWrite, WriteOutcome,
 };
