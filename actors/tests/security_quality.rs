@@ -74,10 +74,13 @@ struct Screening {
     fp_by_language: Tally,
 }
 
-fn screen_set(rel: &str) -> Screening {
+fn screen_set(files: &[&str]) -> Screening {
     let mut s = Screening::default();
     let (recall, fp, by_obfuscation) = (&mut s.recall, &mut s.fp, &mut s.by_obfuscation);
-    for row in load(rel) {
+    for (rel, row) in files
+        .iter()
+        .flat_map(|rel| load(rel).into_iter().map(move |row| (rel, row)))
+    {
         let blocked = screen(field(&row, "text")).blocked;
         let attack = field(&row, "label") == "attack";
         let cat = field(&row, "category").to_owned();
@@ -172,9 +175,9 @@ fn redaction_set(rel: &str) -> (Tally, Tally) {
 
 #[test]
 fn screening_set_is_large_and_covers_every_language() {
-    let rows: Vec<Value> = load("screening/dev.jsonl")
-        .into_iter()
-        .chain(load("screening/heldout.jsonl"))
+    let rows: Vec<Value> = DEV
+        .iter()
+        .flat_map(|rel| load(rel))
         .chain(load("screening/heldout_v3.jsonl"))
         .collect();
     assert!(rows.len() >= 300, "{}", rows.len());
@@ -197,31 +200,18 @@ fn screening_set_is_large_and_covers_every_language() {
 
 #[test]
 fn screening_quality_dev() {
-    let s = screen_set("screening/dev.jsonl");
+    let s = screen_set(&DEV);
     print_screening("dev", &s);
     let (recall, fp) = (&s.recall, &s.fp);
     assert!(rate(recall) >= DEV_RECALL, "dev recall {}", rate(recall));
     assert!(rate(fp) <= DEV_FPR, "dev fpr {}", rate(fp));
 }
 
-#[test]
-fn screening_quality_heldout() {
-    let s = screen_set("screening/heldout.jsonl");
-    print_screening("held-out", &s);
-    let (recall, fp) = (&s.recall, &s.fp);
-    assert!(
-        rate(recall) >= HELDOUT_RECALL,
-        "held-out recall {}",
-        rate(recall)
-    );
-    assert!(rate(fp) <= HELDOUT_FPR, "held-out fpr {}", rate(fp));
-}
-
-/// The third held-out set (v3, 408 lines), written blind — by a writer who
-/// saw neither the rules nor the other sets — after every rule it measures.
+/// The held-out set (v3, 408 lines), written blind — by a writer who saw
+/// neither the rules nor the other sets.
 #[test]
 fn screening_quality_heldout_v3() {
-    let s = screen_set("screening/heldout_v3.jsonl");
+    let s = screen_set(&["screening/heldout_v3.jsonl"]);
     print_screening("held-out v3", &s);
     let (recall, fp) = (&s.recall, &s.fp);
     assert!(
@@ -284,23 +274,25 @@ fn negatives_come_out_byte_identical() {
     }
 }
 
+/// The screening dev sets: the first one, and v2 (held out until its misses
+/// were looked at, then moved here).
+const DEV: [&str; 2] = ["screening/dev.jsonl", "screening/dev_v2.jsonl"];
+
 // Floors: what the method achieves on each part (see the printed tables).
-// Screening held-out is the second held-out set (v2, 338 lines, committed
-// before the rule changes it measures; the first set, recall 0.891, was
-// seen and moved into dev). Measured once, not tuned to: recall 0.528
-// (0.205 with the rules as they were before v2), FPR 0.056. The method is
-// far from the target (recall >= 0.95, FPR <= 0.05) on
-// paraphrased attacks: rules catch the phrasings someone wrote down, and
-// the similarity layer (not measured here: it needs the embedding model)
-// is what is meant to cover paraphrase. Held-out v3 (408 lines, written
-// blind by a separate writer after every rule, measured once): recall
-// 0.500, FPR 0.068 — the same picture on a third, independent set. Redaction held-out: recall 0.964,
-// FPR 0.000 (first run, rules frozen before it).
-const DEV_RECALL: f64 = 0.99;
-const DEV_FPR: f64 = 0.01;
-const HELDOUT_RECALL: f64 = 0.52;
-const HELDOUT_FPR: f64 = 0.06;
-const HELDOUT_V3_RECALL: f64 = 0.50;
+// Screening held-out is the third held-out set (v3, 408 lines, written
+// blind by a writer who saw neither the rules nor the other sets). Measured
+// once with the rules as they stood: recall 0.500, FPR 0.068; then v2
+// (held out until then: recall 0.528, FPR 0.056) was looked at and moved
+// into dev, the rules widened from its misses, and v3 measured again:
+// recall 0.513, FPR 0.068. Dev (dev + v2) after that: recall 0.854, FPR
+// 0.022. The method is far from the target (recall >= 0.95, FPR
+// <= 0.05) on paraphrased attacks: rules catch the phrasings someone wrote
+// down, and the similarity layer (not measured here: it needs the
+// embedding model) is what is meant to cover paraphrase. Redaction
+// held-out: recall 0.964, FPR 0.000 (first run, rules frozen before it).
+const DEV_RECALL: f64 = 0.85;
+const DEV_FPR: f64 = 0.025;
+const HELDOUT_V3_RECALL: f64 = 0.51;
 const HELDOUT_V3_FPR: f64 = 0.07;
 const REDACT_DEV_RECALL: f64 = 0.99;
 const REDACT_DEV_FPR: f64 = 0.01;

@@ -52,7 +52,7 @@ pub struct LocomoArgs {
 pub enum ModeArg {
     /// Cosine × importance × decay.
     Vector,
-    /// FTS5 BM25.
+    /// BM25 (the store's in-memory postings).
     Keyword,
     /// Fused BM25 + cosine, episode context, bounded recency prior (without
     /// --model: the keyword term alone).

@@ -110,6 +110,47 @@ const PROMPT_ORIGIN: &str = concat!(
     r"前|初期|システム|会話|開発者"
 );
 
+/// `prior` without the quantifiers ("all", "any", "tous", "所有", …) that
+/// mark nothing as earlier.
+fn earlier_only(prior: &str) -> String {
+    const QUANTIFIERS: &[&str] = &[
+        "all",
+        "any",
+        "every",
+        "toutes",
+        "tous",
+        "alle",
+        "todas",
+        "todos",
+        "tutte",
+        "tutti",
+        "все",
+        "所有",
+        "一切",
+        "すべて",
+        "全て",
+    ];
+    prior
+        .split('|')
+        .filter(|w| !QUANTIFIERS.contains(w))
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+/// Who a voided-rules statement is addressed to: the model ("you", "tu",
+/// "du", "你", …) or an order to it. "The old installation instructions
+/// are obsolete" is a note; "the instructions you received are void" is
+/// not.
+const ADDRESSEE: &str = concat!(
+    r"\b(?:you|your|yours|you're|comply|obey)\b|",
+    // Not `\b` before these: the ASCII boundary also falls after "è", so
+    // "obsolètes" would hold "tes".
+    r"(?:^|[^\p{L}\p{N}])(?:tu|te|toi|vous|ton|tes|vos|votre|du|dir|dich|dein|deine|deinen|euch|ti|tus|usted|tuas|tuoi)\b|",
+    r"(?:^|[^\p{L}\p{N}])t'|obéi|befolge|gehorche|obedece|você|obedeça|obbedisci|",
+    r"ты|тебе|тебя|твои|вы |вам|вас|ваши|",
+    r"你|您|あなた|君|お前"
+);
+
 fn phrasing_rules(v: &Vocab) -> Vec<Rule> {
     use Category::*;
     let l = v.lang;
@@ -143,6 +184,15 @@ fn phrasing_rules(v: &Vocab) -> Vec<Rule> {
             verbs = v.reveal_verbs
         ));
     }
+    // "the instructions you received earlier are void": the override
+    // stated rather than ordered. Only with a marker of *earlier* rules
+    // (not "all"/"any": "all rules in this doc are obsolete" is work talk).
+    let voided = format!(
+        "(?:(?:{prior}){GAP}{{0,30}}?(?:{nouns})|(?:{nouns}){GAP}{{0,30}}?(?:{prior})){GAP}{{0,30}}?(?:{void})",
+        prior = earlier_only(v.prior),
+        nouns = v.rule_nouns,
+        void = v.void_predicates,
+    );
     let mut role = format!("{b}(?:{}){GAP}{{0,60}}?(?:{})", v.you_now, v.unrestricted);
     let mut persona = format!("{b}(?:{}){GAP}{{0,60}}?(?:{})", v.pretend, v.unrestricted);
     if verb_final(l) {
@@ -164,6 +214,16 @@ fn phrasing_rules(v: &Vocab) -> Vec<Rule> {
             Strength::Soft,
             override_pat,
         ),
+        Rule {
+            requires: vec![ADDRESSEE.to_owned()],
+            ..rule(
+                &named("instructions_voided", l),
+                InstructionOverride,
+                l,
+                Strength::Soft,
+                voided,
+            )
+        },
         rule(
             &named("role_hijack", l),
             RoleForgery,

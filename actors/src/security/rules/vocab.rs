@@ -18,6 +18,9 @@ pub struct Vocab {
     pub prior: &'static str,
     /// "instructions", "rules", "guidelines", …
     pub rule_nouns: &'static str,
+    /// What declares earlier instructions dead ("are void", "no longer
+    /// apply", "sont caduques", "作废"): the override said as a statement.
+    pub void_predicates: &'static str,
     /// "you are now", "from now on you are", …
     pub you_now: &'static str,
     /// "pretend to be", "act as", "play the role of", …
@@ -44,9 +47,10 @@ pub struct Vocab {
 pub const LANGUAGES: &[Vocab] = &[
     Vocab {
         lang: "en",
-        override_verbs: r"ignore|disregard|forget|skip|override|overrule|discard|abandon|drop|throw out|set aside|bypass|neglect|pay no (?:attention|heed) to|put aside|nullify",
+        override_verbs: r"ignore|disregard|forget|skip|override|overrule|discard|abandon|drop|throw out|set aside|bypass|neglect|pay no (?:attention|heed) to|put aside|nullify|scratch|revoke|rescind|reset|stop (?:following|obeying)|do not (?:abide by|follow|obey)|don't (?:abide by|follow|obey)|no longer (?:follow|obey)",
         prior: r"previous|prior|above|earlier|preceding|original|initial|old|existing|foregoing|former|system|your|all|any|every",
         rule_nouns: r"instructions?|rules?|prompts?|directives?|directions|guidelines?|guidance|constraints|programming|orders|commands|polic(?:y|ies)|restrictions|safeguards|training|everything (?:above|before|else|you)",
+        void_predicates: r"(?:are|is|were|have been|has been) (?:now |hereby |officially )?(?:void|null|revoked|rescinded|cancell?ed|invalid|obsolete|lifted|suspended|withdrawn|overridden|superseded)|no longer (?:valid|appl(?:y|ies)|in (?:effect|force)|binding|matter)|(?:do|does)n'?t (?:apply|count) (?:anymore|any more)|appl(?:y|ies) (?:no more|anymore|any more)",
         you_now: r"you are now|you're now|you are no longer|you're no longer|from now on,? you(?:'re| are| will be)?|you have become|you will now be|henceforth,? you|from this (?:moment|point)(?: on)?,? you(?:\'re| are| will be)?|you(?:\'re| are) hereby|you(?:\'re| are) (?:going to be|playing)",
         pretend: r"pretend(?: to be| you are| you're| that you are)?|act(?:ing)? as|act like|behave (?:as|like)|role-?play(?: as)?|play the (?:role|part) of|simulate|impersonate|you will act as|assume the (?:persona|role|identity) of|take on the (?:persona|role) of|imagine (?:that )?you(?:\'re| are)|become",
         unrestricted: r"\bdan\b|jailbr[eo]ak|unrestricted|unfiltered|uncensored|unlimited|unbound|unchained|amoral|unethical|evil|malicious|no (?:longer )?(?:bound|restricted)|without (?:any )?(?:restrictions?|limits?|limitations|rules|filters?|guidelines|censorship|ethics|morals)|no (?:restrictions?|limits|rules|filters?|guidelines|content polic(?:y|ies)|ethical|moral|safety)|free (?:of|from) (?:all |any )?(?:restrictions|rules|limits|guidelines)|developer mode|god mode|(?:ignores?|ignoring|bypass(?:es)?) (?:its|all|any|your) (?:content polic|safety|rules|guidelines)|bound by|zero (?:content )?(?:restrictions|rules|limits|filters)|never refuses|(?:no|without) (?:morals|ethics|conscience)|ignores? (?:all )?(?:ethics|morals)|no (?:ethical|moral) (?:limits|guidelines|restrictions|boundaries)",
@@ -59,9 +63,10 @@ pub const LANGUAGES: &[Vocab] = &[
     },
     Vocab {
         lang: "fr",
-        override_verbs: r"ignore|ignorez|ignorer|oublie|oubliez|oublier|ne tiens (?:plus |pas )?compte|ne tenez (?:plus |pas )?compte|fais abstraction|faites abstraction|passe outre|outrepasse|abandonne",
+        override_verbs: r"ignore|ignorez|ignorer|oublie|oubliez|oublier|ne tiens (?:plus |pas )?compte|ne tenez (?:plus |pas )?compte|fais abstraction|faites abstraction|passe outre|outrepasse|abandonne|laisse tomber|laissez tomber|annule|annulez|ne respecte plus|ne respectez plus|ne suis plus|arrête de suivre|cesse de suivre",
         prior: r"précédent|antérieur|d'avant|initia|origin|du système|système|tes|vos|toutes|tous",
         rule_nouns: r"instructions?|consignes?|règles?|directives?|ordres|restrictions",
+        void_predicates: r"(?:sont|est|ont été|a été) (?:désormais |maintenant )?(?:nulles?|annulée?s?|caduques?|obsolètes?|révoquée?s?|levée?s?|invalide?s?)|ne (?:valent|s'appliquent|comptent) plus|n'(?:ont|a) plus (?:cours|de valeur)|ne sont plus (?:valables|valides|en vigueur)",
         you_now: r"tu es (?:maintenant|désormais|dorénavant)|à partir de maintenant,? tu|dorénavant,? tu|désormais,? tu|vous êtes (?:maintenant|désormais)|désormais,? tu (?:es|incarnes|joues|seras)",
         pretend: r"fais semblant|faites semblant|joue(?:z)? le rôle|agis comme|agissez comme|comporte-toi comme|imite|joue(?:s|z)? le (?:rôle|personnage)|incarne(?:s|z)?|imagine que tu es|imaginez que vous êtes",
         unrestricted: r"sans (?:aucune? )?(?:restrictions?|limites?|règles?|filtres?|censure|contraintes?)|sans filtre|sans limite|non censuré|débridé|mode développeur|aucune (?:limite|restriction|règle|censure)|sans (?:aucune )?censure|sans morale|sans éthique",
@@ -74,9 +79,10 @@ pub const LANGUAGES: &[Vocab] = &[
     },
     Vocab {
         lang: "de",
-        override_verbs: r"ignorier|vergiss|vergessen sie|missachte|missachten sie|übergehe|verwirf|setze? .{0,20}außer kraft|beachte .{0,30}nicht mehr",
+        override_verbs: r"ignorier|vergiss|vergessen sie|missachte|missachten sie|übergehe|verwirf|setze? .{0,40}außer kraft|beachte .{0,30}nicht mehr|hör(?:e|en sie)? auf|befolge .{0,30}nicht mehr|folge .{0,30}nicht mehr",
         prior: r"vorherig|bisherig|vorigen|früher|obig|ursprünglich|anfänglich|alle|deine|ihre|system",
         rule_nouns: r"anweisung|regeln|richtlinien|vorgaben|instruktion|befehle|einschränkungen",
+        void_predicates: r"(?:sind|ist|wurden|wurde) (?:ab sofort |jetzt |nun |hiermit )?(?:ungültig|aufgehoben|nichtig|hinfällig|außer kraft|widerrufen|obsolet|gestrichen)|gelten (?:ab sofort |jetzt |nun )?nicht mehr|nicht mehr gültig",
         you_now: r"du bist (?:jetzt|nun|ab jetzt|ab sofort|von nun an)|ab (?:jetzt|sofort) (?:bist|verhältst|handelst) du|von nun an bist du|sie sind (?:jetzt|nun)|ab (?:jetzt|sofort) spielst du|du bist ab (?:jetzt|sofort)",
         pretend: r"tu so,? als|tue so,? als|gib dich als|spiele? die rolle|verhalte dich (?:wie|als)|verhältst du dich (?:wie|als)|agiere als|handle als|handelst du als|stell dir vor,? du (?:bist|wärst)|stellen sie sich vor,? sie sind|spiel(?:e|st)? (?:du )?(?:die rolle|den|die)",
         unrestricted: r"ohne (?:jegliche |irgendwelche |alle )?(?:einschränkungen|regeln|filter|grenzen|zensur|sicherheitsregeln|beschränkungen)|uneingeschränkt|ungefiltert|unzensiert|entwicklermodus|ohne (?:jede |jegliche )?zensur|keinerlei (?:beschränkungen|einschränkungen|regeln|grenzen|filter)|ohne moral|ohne ethik",
@@ -89,9 +95,10 @@ pub const LANGUAGES: &[Vocab] = &[
     },
     Vocab {
         lang: "es",
-        override_verbs: r"ignora|ignore|ignoren|ignorar|olvida|olvide|olviden|olvidar|descarta|omite|pasa por alto|no (?:sigas|hagas caso)",
+        override_verbs: r"ignora|ignore|ignoren|ignorar|olvida|olvide|olviden|olvidar|descarta|omite|pasa por alto|no (?:sigas|hagas caso)|deja de lado|deje de lado|anula|anule|deja de seguir|deje de seguir|olvídate de",
         prior: r"anterior|previa|previo|original|inicial|del sistema|tus|sus|todas|todos",
         rule_nouns: r"instrucci|indicaciones|reglas|directrices|normas|órdenes|restricciones",
+        void_predicates: r"ya no (?:valen|sirven|aplican|se aplican|son válidas|están vigentes|cuentan)|(?:quedan|están|son|fueron) (?:anuladas|revocadas|canceladas|sin efecto|inválidas|obsoletas)|sin validez",
         you_now: r"(?:ahora|ya) eres|eres ahora|a partir de ahora,? (?:eres|serás|tú)|desde ahora,? (?:eres|serás)|usted es ahora|desde este momento,? (?:eres|serás)",
         pretend: r"finge|finja|haz como si|actúa como|actúe como|compórtate como|interpreta el papel|juega el papel|simula ser|haz (?:el|de) papel|imagina que eres|imagine que es|hazte pasar por",
         unrestricted: r"sin (?:ningún tipo de |ninguna )?(?:restricciones|límites|reglas|filtros|censura)|sin filtros|sin límites|sin restricciones|modo desarrollador|sin (?:ninguna )?(?:censura|regla|norma|ética|moral)\w*",
@@ -104,9 +111,10 @@ pub const LANGUAGES: &[Vocab] = &[
     },
     Vocab {
         lang: "pt",
-        override_verbs: r"ignore|ignora|ignorar|esqueça|esqueca|esquece|esquecer|desconsidere|descarte|despreze|não siga",
+        override_verbs: r"ignore|ignora|ignorar|esqueça|esqueca|esquece|esquecer|desconsidere|descarte|despreze|não siga|deixe de lado|deixa de lado|anule|anula|pare de seguir|para de seguir|não obedeça",
         prior: r"anterior|prévi|original|inicia|do sistema|suas|tuas|todas|todos",
         rule_nouns: r"instruç|instruc|orientações|regras|diretrizes|normas|ordens|restrições",
+        void_predicates: r"(?:já )?não valem mais|já não valem|não (?:são|estão) mais (?:válidas|em vigor)|(?:estão|foram|são) (?:anuladas|revogadas|canceladas|sem efeito|inválidas)|perderam a validade",
         you_now: r"(?:agora|a partir de agora,?) (?:você é|voce é|tu és|és)|você agora é|voce agora e|você é agora|de agora em diante,? (?:você|tu)|de agora em diante,? (?:você|voce) (?:é|será|sera)|a partir de agora,? (?:você|voce) (?:é|será)",
         pretend: r"finja|finge|faça de conta|aja como|atue como|comporte-se como|interprete o papel|faça o papel|faça de conta|imagine que (?:você é|voce e|é)|finja ser",
         unrestricted: r"sem (?:nenhuma |qualquer )?(?:restrições|restricoes|limites|regras|filtros|censura)|sem filtros|sem limites|sem regras|modo desenvolvedor|sem (?:nenhuma )?(?:censura|regra|ética|moral)\w*",
@@ -119,9 +127,10 @@ pub const LANGUAGES: &[Vocab] = &[
     },
     Vocab {
         lang: "it",
-        override_verbs: r"ignora|ignori|ignorare|dimentica|dimentichi|dimenticare|trascura|tralascia|non seguire|non tenere conto|scarta",
+        override_verbs: r"ignora|ignori|ignorare|dimentica|dimentichi|dimenticare|trascura|tralascia|non seguire|non tenere conto|scarta|lascia perdere|lasci perdere|annulla|annulli|smetti di seguire|non rispettare più|non seguire più",
         prior: r"precedent|prima|originali|iniziali|del sistema|tue|sue|tutte|tutti",
         rule_nouns: r"istruzioni|regole|direttive|indicazioni|linee guida|ordini|restrizioni",
+        void_predicates: r"non valgono più|non sono più (?:valide|in vigore)|(?:sono|vengono|sono state) (?:annullate|revocate|nulle|decadute|invalide)|non si applicano più",
         you_now: r"(?:ora|adesso) sei|da (?:ora|adesso) in poi,? (?:sei|tu)|d'ora in poi,? (?:sei|tu)|sei ora|lei è ora|d\'ora in (?:poi|avanti),? (?:sei|tu|impersoni)|da ora in (?:poi|avanti),? (?:sei|tu)",
         pretend: r"fingi|finga|fai finta|fa' finta|comportati come|agisci come|interpreta il ruolo|recita la parte|simula di essere|impersoni|impersona|immagina di essere|fai la parte|fa\' la parte",
         unrestricted: r"senza (?:alcuna |nessuna )?(?:restrizion|limit|regol|filtr|censura)|senza filtri|senza limiti|senza regole|modalità sviluppatore|senza (?:alcun[ao]? )?(?:censura|filtr\w*|regol\w*|etica|morale)",
@@ -134,9 +143,10 @@ pub const LANGUAGES: &[Vocab] = &[
     },
     Vocab {
         lang: "ru",
-        override_verbs: r"игнорир|забудь|забудьте|не обращай(?:те)? внимания|отбрось|отмени|пренебреги|не следуй|не слушай",
+        override_verbs: r"игнорир|забудь|забудьте|не обращай(?:те)? внимания|отбрось|отмени|пренебреги|не следуй|не слушай|перестань следовать|перестаньте следовать|не учитывай|не учитывайте|не соблюдай",
         prior: r"предыдущ|прежн|прошл|ранее|изначальн|исходн|системн|все|свои|твои",
         rule_nouns: r"инструкци|указани|правил|директив|команд|ограничени",
+        void_predicates: r"недействительн|отменены|отменяются|аннулирован|утратили силу|больше не (?:действуют|действительны|применяются)",
         you_now: r"(?:теперь|отныне|с этого момента) ты|ты теперь|вы теперь|теперь вы",
         pretend: r"притворись|притворитесь|представь,? что ты|веди себя как|играй роль|сыграй роль|действуй как|вообрази,? что ты|сыграй роль",
         unrestricted: r"без (?:каких-либо |всяких |любых )?(?:ограничений|правил|фильтров|цензуры)|без ограничений|без правил|режим разработчика|без (?:всякой |какой-либо )?цензуры|без морали|без (?:каких-либо )?фильтров|нет никаких (?:фильтров|ограничений|правил)",
@@ -149,9 +159,10 @@ pub const LANGUAGES: &[Vocab] = &[
     },
     Vocab {
         lang: "zh",
-        override_verbs: r"忽略|忽视|无视|無視|忘记|忘掉|忘記|不要理会|不要遵守|别管|放弃",
+        override_verbs: r"忽略|忽视|无视|無視|忘记|忘掉|忘記|不要理会|不要遵守|别管|放弃|不要再遵循|不再遵循|别再遵守|不要再遵守|当作没看见|当做没看见",
         prior: r"之前|以前|先前|上面|以上|原来|原始|初始|系统|所有|一切|你的",
         rule_nouns: r"指令|指示|规则|規則|说明|命令|限制|设定|提示",
+        void_predicates: r"作废|作廢|无效|無效|失效|不再有效|不再适用|取消了",
         you_now: r"你现在是|你現在是|从现在开始[，,]?你|從現在開始[，,]?你|从现在起[，,]?你|你已经是|你现在的身份是|你的新身份是",
         pretend: r"假装|假裝|扮演|充当|模仿|装作|想象你是|作为一个",
         unrestricted: r"没有任何限制|不受任何限制|没有限制|不受限制|没有(?:任何)?规则|没有(?:任何)?安全规则|無限制|没有过滤|开发者模式|不受(?:任何)?约束|没有(?:任何)?(?:道德|伦理|安全)?(?:限制|约束|过滤|审查)|无审查|不受审查",
@@ -164,9 +175,10 @@ pub const LANGUAGES: &[Vocab] = &[
     },
     Vocab {
         lang: "ja",
-        override_verbs: r"無視|忘れ|従わ(?:ないで|なくて)|破棄|気にしないで",
+        override_verbs: r"無視|忘れ|従わ(?:ないで|なくて)|破棄|気にしないで|守らなくて(?:いい|よい|も)|なかったことに",
         prior: r"以前|前の|これまで|先ほど|上記|元の|最初|初期|システム|すべて|全て|あなたの",
         rule_nouns: r"指示|ルール|命令|規則|制約|設定|プロンプト",
+        void_predicates: r"取り消し|取消し|無効|撤回|失効",
         you_now: r"あなたは(?:今|いま)(?:から)?|今からあなたは|これからあなたは|あなたはもう",
         pretend: r"ふりをして|ふりをする|なりきって|として振る舞|演じて|演じて|になりきって|として(?:答え|振る舞|返答)",
         unrestricted: r"制限のない|制限なし|制約のない|何の制約もない|ルールのない|規則のない|フィルターのない|無制限|開発者モード|検閲のない|制限が(?:一切)?ない|フィルターのない|倫理(?:的な)?(?:制限|制約)?が?一切ない",
