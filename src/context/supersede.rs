@@ -3,10 +3,9 @@
 //! contradicts leaves the `[Semantic Memory]` block, and a Markdown line
 //! of preferences.md / projects.md a semantic fact contradicts leaves its
 //! section. The judging rules (same subject, other value) are the store's
-//! (`kirocrew_actors::vector_store::{lesson_supersedes,
-//! fact_supersedes_line}`); this file only applies them to the rendered
-//! sections and records each removal in the receipt as `superseded`, with
-//! the item that outranked it.
+//! (`kirocrew_actors::vector_store::{LessonIndex, Fact, LabelledLine}`);
+//! this file only applies them to the rendered sections and records each
+//! removal in the receipt as `superseded`, with the item that outranked it.
 //!
 //! Only what is *in* the prompt supersedes: a lesson or fact dropped by its
 //! own cap removes nothing, so a correction is never missing while the
@@ -37,10 +36,11 @@ fn facts(text: &str) -> Vec<(&str, &str)> {
 }
 
 /// What this pass judges with: the lessons indexed and the facts
-/// stemmed — a pure function of the two sections' text.
+/// stemmed (each with its shown line) — a pure function of the two
+/// sections' text.
 struct Prepared {
     lessons: LessonIndex,
-    facts: Vec<Fact>,
+    facts: Vec<(String, Fact)>,
 }
 
 /// The last build's [`Prepared`], by the blake3 of its inputs. From one
@@ -65,7 +65,7 @@ fn prepared(lessons: Option<&str>, semantic: &str) -> Arc<Prepared> {
         lessons: lessons.map(lesson_rules).unwrap_or_default(),
         facts: facts(semantic)
             .into_iter()
-            .map(|(key, value)| Fact::new(key, value))
+            .map(|(key, value)| (format!("{key}: {value}"), Fact::new(key, value)))
             .collect(),
     });
     *last = Some((key, Arc::clone(&p)));
@@ -75,32 +75,29 @@ fn prepared(lessons: Option<&str>, semantic: &str) -> Arc<Prepared> {
 /// Applies both rules to the memory group's sections, given the lessons
 /// section (`None` when the lessons group is withheld).
 pub(crate) fn apply(memory: &mut Parts, lessons: Option<&str>) {
-    let semantic = memory
-        .section_mut("semantic")
-        .map(|(text, _)| text.clone())
-        .unwrap_or_default();
-    let prepared = prepared(lessons, &semantic);
+    // Without a semantic section no fact is shown: nothing supersedes.
+    let Some((text, items)) = memory.section_mut("semantic") else {
+        return;
+    };
+    let prepared = prepared(lessons, text);
     let mut kept_facts: Vec<&Fact> = Vec::new();
-    if let Some((text, items)) = memory.section_mut("semantic") {
-        let mut kept = vec![SEMANTIC_HEADER.to_owned()];
-        // `facts` of this very text, in the same order as `prepared.facts`.
-        for ((key, value), fact) in facts(text).into_iter().zip(&prepared.facts) {
-            match prepared.lessons.superseding(fact) {
-                Some(rule) => mark(items, key, "semantic", &rule.text),
-                None => {
-                    kept.push(format!("{key}: {value}"));
-                    kept_facts.push(fact);
-                }
+    let mut kept = vec![SEMANTIC_HEADER];
+    for (line, fact) in &prepared.facts {
+        match prepared.lessons.superseding(fact) {
+            Some(rule) => mark(items, &fact.key, "semantic", &rule.text),
+            None => {
+                kept.push(line.as_str());
+                kept_facts.push(fact);
             }
         }
-        if !text.is_empty() {
-            // Only the header left → no empty header in the prompt.
-            *text = if kept.len() > 1 {
-                kept.join("\n")
-            } else {
-                String::new()
-            };
-        }
+    }
+    if !text.is_empty() {
+        // Only the header left → no empty header in the prompt.
+        *text = if kept.len() > 1 {
+            kept.join("\n")
+        } else {
+            String::new()
+        };
     }
     for name in ["preferences", "projects"] {
         let Some((text, items)) = memory.section_mut(name) else {

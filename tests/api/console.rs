@@ -73,6 +73,11 @@ pub(crate) async fn request(ws: &mut Ws, id: u64, cmd: &str, args: Value) -> Val
     }
 }
 
+/// The close frame the daemon ends the session with: (code, reason).
+pub(crate) async fn close_frame(ws: &mut Ws) -> (CloseCode, String) {
+    frame(ws).await.expect_err("closed").expect("close frame")
+}
+
 pub(crate) async fn authed(app: &TestApp) -> Ws {
     let mut ws = connect(app, Some(&app.token), None).await.expect("upgrade");
     let hello = frame(&mut ws).await.expect("hello");
@@ -228,10 +233,7 @@ async fn first_frame_token_and_nothing_before_it() {
     // A wrong token: closed, unanswered, and a security event.
     let mut ws = connect(&app, None, None).await.expect("upgrade");
     send(&mut ws, json!({"cmd": "auth", "args": {"token": "wrong"}})).await;
-    let (code, reason) = frame(&mut ws)
-        .await
-        .expect_err("closed")
-        .expect("close frame");
+    let (code, reason) = close_frame(&mut ws).await;
     assert_eq!(
         (code, reason.as_str()),
         (CloseCode::Policy, "invalid token")

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
-use crate::console::{authed, event_where, frame, request};
+use crate::console::{authed, close_frame, event_where, frame, request};
 use crate::helpers::{spawn_app, spawn_app_with};
 
 #[actix_rt::test]
@@ -108,10 +108,7 @@ async fn shutdown_closes_sessions_with_a_reason_and_the_daemon_stops_cleanly() {
     let app = spawn_app().await;
     let mut ws = authed(&app).await;
     let stopping = actix_rt::spawn(app.stop());
-    let (code, reason) = frame(&mut ws)
-        .await
-        .expect_err("closed")
-        .expect("close frame");
+    let (code, reason) = close_frame(&mut ws).await;
     assert_eq!(
         (code, reason.as_str()),
         (CloseCode::Away, "daemon shutting down")

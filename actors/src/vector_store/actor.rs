@@ -229,6 +229,13 @@ pub(super) mod supervision_tests {
     use crate::vector_store::semantic::types::SemanticWrite;
     use crate::vector_store::semantic::validate::USER_EXPLICIT;
 
+    /// A store on `path` with default settings (the store's tests share it).
+    pub(in crate::vector_store) async fn open_store(path: std::path::PathBuf) -> VectorStoreHandle {
+        VectorStoreHandle::open(path, StoreSettings::default(), system_clock())
+            .await
+            .unwrap()
+    }
+
     /// A user write of `key` (the store's tests share it).
     pub(in crate::vector_store) fn write(key: &str) -> SemanticWrite {
         SemanticWrite {
@@ -294,13 +301,7 @@ pub(super) mod supervision_tests {
     #[actix_rt::test]
     async fn close_is_not_undone_by_the_supervisor() {
         let dir = tempfile::tempdir().unwrap();
-        let store = VectorStoreHandle::open(
-            dir.path().join("memory.db"),
-            StoreSettings::default(),
-            system_clock(),
-        )
-        .await
-        .unwrap();
+        let store = open_store(dir.path().join("memory.db")).await;
         store.close().await.unwrap();
         assert!(matches!(
             store.check_health().await,

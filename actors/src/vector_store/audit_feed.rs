@@ -159,21 +159,13 @@ impl Handler<EventsSince> for VectorStore {
 mod tests {
     use std::time::Duration;
 
-    use crate::clock::system_clock;
-    use crate::vector_store::actor::supervision_tests::write;
-    use crate::vector_store::{StoreSettings, VectorStoreHandle};
+    use crate::vector_store::actor::supervision_tests::{open_store, write};
 
     /// Committed rows arrive in order; a receiver that falls behind is told how many it missed.
     #[actix_rt::test]
     async fn committed_rows_arrive_in_order_and_lag_is_counted() {
         let dir = tempfile::tempdir().unwrap();
-        let store = VectorStoreHandle::open(
-            dir.path().join("memory.db"),
-            StoreSettings::default(),
-            system_clock(),
-        )
-        .await
-        .unwrap();
+        let store = open_store(dir.path().join("memory.db")).await;
         store.write_semantic(write("pref.old")).await.unwrap();
         // Let the publisher see the old row with nobody listening.
         store.stats().await.unwrap();
@@ -234,15 +226,10 @@ mod tests {
     async fn rows_from_another_writer_arrive_on_the_tick() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("memory.db");
-        let daemon =
-            VectorStoreHandle::open(path.clone(), StoreSettings::default(), system_clock())
-                .await
-                .unwrap();
+        let daemon = open_store(path.clone()).await;
         daemon.stats().await.unwrap();
         let mut rx = daemon.subscribe_events();
-        let cli = VectorStoreHandle::open(path, StoreSettings::default(), system_clock())
-            .await
-            .unwrap();
+        let cli = open_store(path).await;
         cli.write_semantic(write("pref.from_cli")).await.unwrap();
         let row = tokio::time::timeout(Duration::from_secs(30), rx.recv())
             .await

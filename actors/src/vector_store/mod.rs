@@ -55,10 +55,10 @@ pub use audit::{MemoryEvent, RecordEvent};
 pub use error::VectorStoreError;
 pub use handle::VectorStoreHandle;
 pub use semantic::{
-    fact_supersedes_line, lesson_supersedes, normalize_prefix, render_semantic_block, Fact,
-    IfAbsentOutcome, KeyState, LabelledLine, LessonIndex, LessonRule, ScoredEntry, SemanticEntry,
-    SemanticWrite, WriteOutcome, BUILTIN_PREFIXES, DEFAULT_CONFIDENCE_THRESHOLD, MAX_KEY_LEN,
-    MAX_VALUE_BYTES, MAX_VALUE_DEPTH, SEMANTIC_HEADER, USER_EXPLICIT,
+    normalize_prefix, render_semantic_block, Fact, IfAbsentOutcome, KeyState, LabelledLine,
+    LessonIndex, LessonRule, ScoredEntry, SemanticEntry, SemanticWrite, WriteOutcome,
+    BUILTIN_PREFIXES, DEFAULT_CONFIDENCE_THRESHOLD, MAX_KEY_LEN, MAX_VALUE_BYTES, MAX_VALUE_DEPTH,
+    SEMANTIC_HEADER, USER_EXPLICIT,
 };
 pub use settings::StoreSettings;
 pub use space::{

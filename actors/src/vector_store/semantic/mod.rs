@@ -25,9 +25,7 @@ pub(super) mod validate;
 pub(super) mod write;
 
 pub use context::{render_semantic_block, SEMANTIC_HEADER};
-pub use supersede::{
-    fact_supersedes_line, lesson_supersedes, Fact, LabelledLine, LessonIndex, LessonRule,
-};
+pub use supersede::{Fact, LabelledLine, LessonIndex, LessonRule};
 pub use types::{
     IfAbsentOutcome, KeyState, ScoredEntry, SemanticEntry, SemanticWrite, WriteOutcome,
 };

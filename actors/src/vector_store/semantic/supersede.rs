@@ -153,19 +153,17 @@ impl LessonIndex {
     }
 }
 
-/// Whether the lesson `rule` supersedes the semantic row `key: value`.
-pub fn lesson_supersedes(rule: &str, key: &str, value: &str) -> bool {
-    LessonRule::new(rule).supersedes(&Fact::new(key, value))
-}
-
-/// Whether the semantic row `key: value` supersedes the Markdown `line`.
-pub fn fact_supersedes_line(key: &str, value: &str, line: &str) -> bool {
-    LabelledLine::parse(line).is_some_and(|l| Fact::new(key, value).supersedes_line(&l))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn lesson_supersedes(rule: &str, key: &str, value: &str) -> bool {
+        LessonRule::new(rule).supersedes(&Fact::new(key, value))
+    }
+
+    fn fact_supersedes_line(key: &str, value: &str, line: &str) -> bool {
+        LabelledLine::parse(line).is_some_and(|l| Fact::new(key, value).supersedes_line(&l))
+    }
 
     #[test]
     fn a_lesson_beats_a_fact_on_its_subject_with_another_value() {
