@@ -86,7 +86,13 @@ async fn publish(
         return newest().await;
     };
     if tx.receiver_count() == 0 {
-        return newest().await.or(Some(after));
+        let newest = newest().await;
+        // A subscriber that joined while the query ran may be waiting for
+        // rows the query already counted: keep the cursor then (it may see
+        // a row from just before it joined, never miss one after).
+        if tx.receiver_count() == 0 {
+            return newest.or(Some(after));
+        }
     }
     loop {
         let rows = match store
