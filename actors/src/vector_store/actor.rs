@@ -26,6 +26,7 @@ use std::time::Duration;
 
 use actix::prelude::*;
 use sqlx::sqlite::SqlitePool;
+use tokio_util::task::TaskTracker;
 
 use super::db;
 use std::sync::Arc;
@@ -64,6 +65,10 @@ pub(crate) struct VectorStore {
     /// Rung after every handler: the live audit trail's publisher
     /// (`audit_feed.rs`) looks for newly committed rows.
     pub(super) audit_wake: Arc<tokio::sync::Notify>,
+    /// Every task the store spawns that may hold a pool connection (reads,
+    /// `last_accessed` stamps): `CloseStore` waits for them, so none is
+    /// still running, connection in hand, when the runtime is dropped.
+    pub(super) background: TaskTracker,
 }
 
 impl VectorStore {
@@ -133,8 +138,9 @@ impl VectorStore {
         // would sit on it and starve the write (and `close`) of connections.
         // As a task it finishes and returns its connection; only the
         // delivery of its result waits for the write.
-        self.run(|pool, settings, now| {
-            let task = actix::spawn(op(pool, settings, now));
+        let tracker = self.background.clone();
+        self.run(move |pool, settings, now| {
+            let task = actix::spawn(tracker.track_future(op(pool, settings, now)));
             async move {
                 task.await.unwrap_or_else(|e| {
                     Err(VectorStoreError::Unavailable(format!(
@@ -268,6 +274,7 @@ pub(super) mod supervision_tests {
             exemplar_bank: None,
             security_log: None,
             audit_wake: Default::default(),
+            background: TaskTracker::new(),
         });
         let store = VectorStoreHandle {
             addr,

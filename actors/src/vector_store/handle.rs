@@ -73,6 +73,7 @@ impl VectorStoreHandle {
             exemplar_bank: None,
             security_log: None,
             audit_wake: wake,
+            background: tokio_util::task::TaskTracker::new(),
         });
         audit_feed::spawn_publisher(addr.downgrade(), audit_live.clone(), audit_wake);
         Ok(Self {

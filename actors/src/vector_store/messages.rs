@@ -62,8 +62,13 @@ impl Handler<CloseStore> for VectorStore {
     fn handle(&mut self, _: CloseStore, _: &mut Context<Self>) -> Self::Result {
         let pool = self.pool.take();
         self.closed = true;
+        // No task may outlive the pool with a connection in hand (dropped
+        // with the runtime, sqlx panics returning it).
+        let background = self.background.clone();
+        background.close();
         AtomicResponse::new(Box::pin(
             async move {
+                background.wait().await;
                 match pool {
                     Some(pool) => db::close_pool(&pool).await,
                     None => Ok(()),

@@ -277,13 +277,17 @@ pub(crate) async fn touch(
     ids: &[i64],
     now: &str,
 ) -> Result<(), VectorStoreError> {
-    for id in ids {
-        sqlx::query("UPDATE episodic_memories SET last_accessed = ? WHERE id = ?")
-            .bind(now)
-            .bind(id)
-            .execute(pool)
-            .await?;
-    }
+    // One statement (one transaction, one connection) for all the hits.
+    let ids: Vec<String> = ids.iter().map(i64::to_string).collect();
+    let ids = format!("[{}]", ids.join(","));
+    sqlx::query(
+        "UPDATE episodic_memories SET last_accessed = ?
+         WHERE id IN (SELECT value FROM json_each(?))",
+    )
+    .bind(now)
+    .bind(ids)
+    .execute(pool)
+    .await?;
     Ok(())
 }
 

@@ -207,11 +207,12 @@ impl Handler<SearchEpisodic> for VectorStore {
                     // An independent task, not ctx.spawn: futures inside the
                     // actor are not polled while an atomic write (or close)
                     // holds it, and this one may hold a pool connection.
-                    actix::spawn(async move {
+                    // Tracked, so close waits for it.
+                    actix::spawn(act.background.track_future(async move {
                         if let Err(e) = db::touch(&pool, &ids, &stamp).await {
                             tracing::debug!(error = %e, "last_accessed not updated");
                         }
-                    });
+                    }));
                 }
             }
             Ok(hits)

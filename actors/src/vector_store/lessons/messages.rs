@@ -4,15 +4,18 @@
 
 use actix::prelude::*;
 
-use super::db::{self as store, StoredLesson};
+use super::db as store;
 use super::rules::{
-    lesson_relevance, lesson_text, render_lessons_items, Lesson, LessonOutcome, LessonWrite,
+    lesson_relevance, parse_lesson_text, render_lessons_items, Lesson, LessonCategory,
+    LessonOutcome, LessonWrite,
 };
 use crate::context_block::ContextBlock;
 use crate::embedder::vector::cosine;
 use crate::vector_store::actor::VectorStore;
 use crate::vector_store::error::VectorStoreError;
 use crate::vector_store::keyword::KeywordQuery;
+use crate::vector_store::semantic::mirror::{MirroredLesson, QueryVector};
+use crate::vector_store::text::value_text;
 use crate::vector_store::space::types::{CommitVector, EmbeddedQuery};
 
 /// Writes a lesson through the dedup ladder (rule vector made beforehand).
@@ -85,50 +88,73 @@ impl Handler<ListLessonsMissingVectors> for VectorStore {
     }
 }
 
+/// A mirrored lesson row as a [`Lesson`]. The category lives beside the
+/// row (`lesson_meta`) and is not part of the block, so it is left at its
+/// default here; `ListLessons` reads the stored one.
+fn mirrored_lesson(row: &MirroredLesson<'_>) -> Lesson {
+    let (rule, negative) = parse_lesson_text(&value_text(&row.entry.value));
+    Lesson {
+        key: row.entry.key.clone(),
+        rule,
+        negative,
+        category: LessonCategory::default(),
+        source: row.entry.source.clone(),
+        created_at: row.entry.created_at.clone(),
+    }
+}
+
 /// Ranks lessons for a request: hybrid relevance, newest first on ties
-/// (and for an empty request).
+/// (and for an empty request). Works on the mirror's rows, whose stems are
+/// computed once per change rather than once per request.
 fn rank_lessons(
-    rows: Vec<StoredLesson>,
+    mut rows: Vec<MirroredLesson<'_>>,
     query: &str,
-    vector: Option<(&[f32], &str)>,
+    vector: Option<QueryVector<'_>>,
 ) -> Vec<Lesson> {
+    // Newest first, as the lesson listing orders them (created_at, then key).
+    rows.sort_by(|a, b| {
+        b.entry
+            .created_at
+            .cmp(&a.entry.created_at)
+            .then_with(|| a.entry.key.cmp(&b.entry.key))
+    });
     if query.trim().is_empty() {
-        return rows.into_iter().map(|s| s.lesson).collect();
+        return rows.iter().map(mirrored_lesson).collect();
     }
     let keywords = KeywordQuery::new(query);
-    let mut scored: Vec<(f64, Lesson)> = rows
-        .into_iter()
-        .map(|s| {
-            let cos = vector.map(|(q, sig)| match &s.vector {
-                Some((vs, v)) if vs == sig => Some(cosine(q, v)),
+    let mut scored: Vec<(f64, &MirroredLesson<'_>)> = rows
+        .iter()
+        .map(|row| {
+            let cos = vector.map(|q| match row.vector {
+                Some((sig, v)) if sig == q.signature => Some(cosine(q.vector, v)),
                 _ => None,
             });
-            let text = lesson_text(&s.lesson.rule, s.lesson.negative.as_deref());
-            (lesson_relevance(&keywords, &text, cos), s.lesson)
+            (lesson_relevance(&keywords, row.stems, cos), row)
         })
         .collect();
-    // Rows arrive newest first; a stable sort keeps that order on ties.
+    // A stable sort keeps the newest-first order on ties.
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    scored.into_iter().map(|(_, l)| l).collect()
+    scored.into_iter().map(|(_, row)| mirrored_lesson(row)).collect()
 }
 
 impl Handler<GetLessonsContext> for VectorStore {
     type Result = ResponseActFuture<Self, Result<ContextBlock, VectorStoreError>>;
 
     fn handle(&mut self, msg: GetLessonsContext, _: &mut Context<Self>) -> Self::Result {
-        let signature = msg
-            .embedded
-            .as_ref()
-            .and_then(|e| self.space.signature_for(&e.model_id, e.vector.len()));
-        self.concurrent(move |pool, _, _| async move {
-            let mut conn = pool.acquire().await?;
-            let rows = store::active_lessons(&mut conn).await?;
+        self.with_fresh_mirror(move |act| {
+            let signature = msg
+                .embedded
+                .as_ref()
+                .and_then(|e| act.space.signature_for(&e.model_id, e.vector.len()));
             let vector = msg
                 .embedded
                 .as_ref()
                 .zip(signature.as_deref())
-                .map(|(e, sig)| (e.vector.as_slice(), sig));
-            let ranked = rank_lessons(rows, &msg.query, vector);
+                .map(|(e, sig)| QueryVector {
+                    vector: &e.vector,
+                    signature: sig,
+                });
+            let ranked = rank_lessons(act.mirror.lessons().collect(), &msg.query, vector);
             Ok(render_lessons_items(&ranked, msg.budget))
         })
     }

@@ -312,10 +312,10 @@ pub(crate) fn dedup(rule: &str, existing: &[ExistingLesson]) -> Dedup {
 /// overlap when the request embedded, keyword overlap alone otherwise.
 pub(crate) fn lesson_relevance(
     query: &KeywordQuery,
-    text: &str,
+    text_stems: &HashSet<String>,
     cosine: Option<Option<f32>>,
 ) -> f64 {
-    let keyword = query.score_stems(&HashSet::new(), &crate::vector_store::keyword::stems(text));
+    let keyword = query.score_stems(&HashSet::new(), text_stems);
     match cosine {
         Some(c) => VECTOR_WEIGHT * f64::from(c.unwrap_or(0.0).max(0.0)) + KEYWORD_WEIGHT * keyword,
         None => keyword,

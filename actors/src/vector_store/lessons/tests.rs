@@ -1,5 +1,5 @@
 use super::rules::*;
-use crate::vector_store::keyword::KeywordQuery;
+use crate::vector_store::keyword::{stems, KeywordQuery};
 
 fn existing(rule: &str, cosine: Option<f32>) -> ExistingLesson {
     ExistingLesson {
@@ -124,9 +124,9 @@ fn block_states_shown_and_omitted_within_budget() {
 #[test]
 fn relevance_mixes_cosine_and_keywords() {
     let q = KeywordQuery::new("how should I search code?");
-    let kw = lesson_relevance(&q, "search code with rg", None);
+    let kw = lesson_relevance(&q, &stems("search code with rg"), None);
     assert!(kw > 0.0);
-    let hybrid = lesson_relevance(&q, "search code with rg", Some(Some(0.5)));
+    let hybrid = lesson_relevance(&q, &stems("search code with rg"), Some(Some(0.5)));
     assert!((hybrid - (0.6 * 0.5 + 0.4 * kw)).abs() < 1e-9);
-    assert_eq!(lesson_relevance(&q, "unrelated", Some(None)), 0.0);
+    assert_eq!(lesson_relevance(&q, &stems("unrelated"), Some(None)), 0.0);
 }

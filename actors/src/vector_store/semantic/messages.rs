@@ -167,13 +167,11 @@ impl Handler<ListSemantic> for VectorStore {
 
 impl VectorStore {
     /// Brings the ranking mirror up to date (fetching only rows changed since
-    /// its last sequence number, off the actor), then ranks in the actor.
-    fn ranked<T: 'static>(
+    /// its last sequence number, off the actor), then runs `then` in the
+    /// actor, where the mirror lives.
+    pub(crate) fn with_fresh_mirror<T: 'static>(
         &mut self,
-        query: String,
-        embedded: Option<EmbeddedQuery>,
-        matches_only: bool,
-        finish: impl FnOnce(Vec<ScoredEntry>) -> T + 'static,
+        then: impl FnOnce(&mut Self) -> Result<T, VectorStoreError> + 'static,
     ) -> ResponseActFuture<Self, Result<T, VectorStoreError>> {
         let since = self.mirror.seq();
         let fetch = self.concurrent(move |pool, _, _| async move {
@@ -181,6 +179,19 @@ impl VectorStore {
         });
         Box::pin(fetch.map(move |changed, act, _| {
             act.mirror.apply(changed?);
+            then(act)
+        }))
+    }
+
+    /// Ranks the semantic rows for `query` on a fresh mirror.
+    fn ranked<T: 'static>(
+        &mut self,
+        query: String,
+        embedded: Option<EmbeddedQuery>,
+        matches_only: bool,
+        finish: impl FnOnce(Vec<ScoredEntry>) -> T + 'static,
+    ) -> ResponseActFuture<Self, Result<T, VectorStoreError>> {
+        self.with_fresh_mirror(move |act| {
             let keywords = KeywordQuery::new(&query);
             // A query vector counts only if it was made by the model whose
             // space the store holds.
@@ -201,7 +212,7 @@ impl VectorStore {
                 .mirror
                 .rank(&keywords, vector, |score| everything || score > 0.0);
             Ok(finish(ranked))
-        }))
+        })
     }
 }
 

@@ -16,6 +16,7 @@ use std::collections::{HashMap, HashSet};
 use super::types::{ScoredEntry, SemanticEntry};
 use crate::embedder::vector::cosine;
 use crate::vector_store::keyword::{stems, KeywordQuery};
+use crate::vector_store::semantic::validate::LESSON_PREFIX;
 use crate::vector_store::text::value_text;
 
 /// One changed row as read from memory.db.
@@ -53,6 +54,17 @@ pub(crate) struct QueryVector<'a> {
     pub vector: &'a [f32],
     /// `<model_id>/<dim>` of the space it was made in.
     pub signature: &'a str,
+}
+
+/// A `lesson.*` row of the mirror, borrowed for ranking.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MirroredLesson<'a> {
+    /// The row as stored (its value is the lesson text).
+    pub entry: &'a SemanticEntry,
+    /// Stems of the lesson text.
+    pub stems: &'a HashSet<String>,
+    /// Its vector with the signature of its space.
+    pub vector: Option<&'a (String, Vec<f32>)>,
 }
 
 /// Active semantic rows with precomputed stems.
@@ -108,6 +120,19 @@ impl SemanticMirror {
     #[cfg(test)]
     fn len(&self) -> usize {
         self.rows.len()
+    }
+
+    /// The lesson rows (lessons are semantic rows under `lesson.`), in no
+    /// particular order.
+    pub(crate) fn lessons(&self) -> impl Iterator<Item = MirroredLesson<'_>> {
+        self.rows
+            .values()
+            .filter(|r| r.entry.key.starts_with(LESSON_PREFIX))
+            .map(|r| MirroredLesson {
+                entry: &r.entry,
+                stems: &r.value_stems,
+                vector: r.vector.as_ref(),
+            })
     }
 
     /// Every row ranked for `query`: best score first, then newest. With a
