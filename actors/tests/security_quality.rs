@@ -178,7 +178,7 @@ fn screening_set_is_large_and_covers_every_language() {
     let rows: Vec<Value> = DEV
         .iter()
         .flat_map(|rel| load(rel))
-        .chain(load("screening/heldout_v3.jsonl"))
+        .chain(load("screening/heldout_v4.jsonl"))
         .collect();
     assert!(rows.len() >= 300, "{}", rows.len());
     for lang in ["en", "fr", "de", "es", "pt", "it", "ru", "zh", "ja"] {
@@ -207,19 +207,19 @@ fn screening_quality_dev() {
     assert!(rate(fp) <= DEV_FPR, "dev fpr {}", rate(fp));
 }
 
-/// The held-out set (v3, 408 lines), written blind — by a writer who saw
+/// The held-out set (v4, 408 lines), written blind — by a writer who saw
 /// neither the rules nor the other sets.
 #[test]
-fn screening_quality_heldout_v3() {
-    let s = screen_set(&["screening/heldout_v3.jsonl"]);
-    print_screening("held-out v3", &s);
+fn screening_quality_heldout_v4() {
+    let s = screen_set(&["screening/heldout_v4.jsonl"]);
+    print_screening("held-out v4", &s);
     let (recall, fp) = (&s.recall, &s.fp);
     assert!(
-        rate(recall) >= HELDOUT_V3_RECALL,
-        "held-out v3 recall {}",
+        rate(recall) >= HELDOUT_V4_RECALL,
+        "held-out v4 recall {}",
         rate(recall)
     );
-    assert!(rate(fp) <= HELDOUT_V3_FPR, "held-out v3 fpr {}", rate(fp));
+    assert!(rate(fp) <= HELDOUT_V4_FPR, "held-out v4 fpr {}", rate(fp));
 }
 
 #[test]
@@ -274,26 +274,38 @@ fn negatives_come_out_byte_identical() {
     }
 }
 
-/// The screening dev sets: the first one, and v2 (held out until its misses
-/// were looked at, then moved here).
-const DEV: [&str; 2] = ["screening/dev.jsonl", "screening/dev_v2.jsonl"];
+/// The screening dev sets: the first one, then v2 and v3 (each held out
+/// until its misses were looked at, then moved here).
+const DEV: [&str; 3] = [
+    "screening/dev.jsonl",
+    "screening/dev_v2.jsonl",
+    "screening/dev_v3.jsonl",
+];
 
 // Floors: what the method achieves on each part (see the printed tables).
-// Screening held-out is the third held-out set (v3, 408 lines, written
-// blind by a writer who saw neither the rules nor the other sets). Measured
-// once with the rules as they stood: recall 0.500, FPR 0.068; then v2
-// (held out until then: recall 0.528, FPR 0.056) was looked at and moved
-// into dev, the rules widened from its misses, and v3 measured again:
-// recall 0.513, FPR 0.068. Dev (dev + v2) after that: recall 0.854, FPR
-// 0.022. The method is far from the target (recall >= 0.95, FPR
-// <= 0.05) on paraphrased attacks: rules catch the phrasings someone wrote
-// down, and the similarity layer (not measured here: it needs the
-// embedding model) is what is meant to cover paraphrase. Redaction
-// held-out: recall 0.964, FPR 0.000 (first run, rules frozen before it).
-const DEV_RECALL: f64 = 0.85;
-const DEV_FPR: f64 = 0.025;
-const HELDOUT_V3_RECALL: f64 = 0.51;
-const HELDOUT_V3_FPR: f64 = 0.07;
+// Screening held-out is the fourth held-out set (v4, 408 lines, written
+// blind by a writer who saw neither the rules nor the other sets). Before
+// it was first measured, v3 (held out until then) had its misses looked at
+// and moved into dev, and the second rule generation (`rules/families.rs`:
+// notes addressed to the AI, rules voided by naming who set them, mode
+// switches with a consequence, safety said to be off, authority claims
+// with a grant, persona resets, dismissed "what you were told", replaced
+// tasks, end-of-content markers, bracketed role headers, instruction
+// templates, system turns in JSON/XML, forged transcripts, open URL
+// parameters) was written from those families. v4 with the rules before
+// that generation: recall 0.457, FPR 0.051; with it (first and only
+// measurement of the rules as committed): recall 0.595, FPR 0.051. Dev
+// (dev + v2 + v3): recall 0.893, FPR 0.037. Still far from the issue's
+// target (recall >= 0.95, FPR <= 0.05) on unseen phrasings. The
+// similarity layer with MiniLM and the compiled-in exemplar bank adds
+// nothing on dev (`kirocrew bench screening --model …`: +0.004 recall for
+// +0.09 FPR at a 0.60 threshold), so it stays at its inert default.
+// Redaction held-out: recall 0.964, FPR 0.000 (first run, rules frozen
+// before it).
+const DEV_RECALL: f64 = 0.88;
+const DEV_FPR: f64 = 0.04;
+const HELDOUT_V4_RECALL: f64 = 0.59;
+const HELDOUT_V4_FPR: f64 = 0.055;
 const REDACT_DEV_RECALL: f64 = 0.99;
 const REDACT_DEV_FPR: f64 = 0.01;
 const REDACT_HELDOUT_RECALL: f64 = 0.96;

@@ -31,6 +31,9 @@ pub enum BenchCommand {
     /// Operator console round trip, audit fan-out to 50 subscribers, and
     /// the memory a stalled subscriber holds.
     Console(super::bench_console::ConsoleArgs),
+    /// Injection screening recall and false positives on labelled sets,
+    /// with the similarity layer's threshold curve when given a model.
+    Screening(super::bench_screening::ScreeningArgs),
 }
 
 /// Options of `kirocrew bench embed`.
@@ -186,6 +189,7 @@ pub(super) fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Consolidate(args) => return super::bench_consolidate::run(args),
         BenchCommand::Hooks(args) => return super::bench_hooks::run(args),
         BenchCommand::Console(args) => return super::bench_console::run(args),
+        BenchCommand::Screening(args) => return super::bench_screening::run(args),
     };
     if !args.model.is_file() {
         bail!("--model {} is not a file", args.model.display());

@@ -15,6 +15,7 @@ mod bench_consolidate;
 mod bench_context;
 mod bench_hooks;
 mod bench_locomo;
+mod bench_screening;
 pub(crate) mod config_cmd;
 mod console;
 mod console_line;

@@ -283,15 +283,25 @@ async fn post_falls_back_to_lessons_jsonl_with_the_same_checks_when_memory_db_is
     assert_eq!(r.status(), 201);
     assert_eq!(r.json::<Value>().await.unwrap()["stored_in"], "memory.db");
 
-    // memory.db and its WAL overwritten under the running store. Not the
-    // -shm: SQLite always maps the WAL index, and shrinking a mapped file
-    // makes the next access a SIGBUS (a test hazard, not a store bug).
+    // memory.db and its WAL overwritten under the running store, and the
+    // WAL index zeroed in place. The index must be invalidated: while it
+    // is intact, a pooled connection may trust its cached pages and write
+    // on, so whether the loss shows depended on which connection served
+    // (seen under load). Zeroed, not shrunk: SQLite maps the -shm, and
+    // shrinking a mapped file makes the next access a SIGBUS.
     let db = app.home_path().join("memory.db");
     for suffix in ["", "-wal"] {
         let path = format!("{}{suffix}", db.display());
         if std::path::Path::new(&path).exists() {
             std::fs::write(&path, b"this is not a database at all, not even close").unwrap();
         }
+    }
+    let shm = format!("{}-shm", db.display());
+    if let Ok(len) = std::fs::metadata(&shm).map(|m| m.len()) {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new().write(true).open(&shm).unwrap();
+        f.write_all(&vec![0; usize::try_from(len).unwrap()])
+            .unwrap();
     }
     let r = post(json!({"rule": "always use dark mode", "category": "preference"}))
         .await

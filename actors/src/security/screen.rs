@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::decode::decoded_segments;
 use super::normalize::{fold, plain};
-use super::rules::rule::{Category, Strength};
+use super::rules::rule::{Category, Strength, Within};
 use super::rules::table::{Table, TABLE};
 use super::speech::{frames_discussion, is_discussion};
 
@@ -129,6 +129,9 @@ fn requirements_met(table: &'static Table, idx: usize, view: &str, span: Range<u
     let required = &table.requires[idx];
     if required.is_empty() {
         return true;
+    }
+    if table.rules[idx].within == Within::Text {
+        return required.iter().all(|re| re.is_match(view));
     }
     let is_end = |c: char| matches!(c, '\n' | '!' | '?' | ';' | '。' | '！' | '？');
     let start = view[..span.start]

@@ -41,6 +41,18 @@ pub enum Strength {
     Hard,
 }
 
+/// Where a rule's extra requirements must hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Within {
+    /// In the sentence around the match (most rules: the words must
+    /// belong together).
+    #[default]
+    Sentence,
+    /// Anywhere in the text (a claim of authority in one sentence, the
+    /// powers it grants in the next).
+    Text,
+}
+
 /// One screening rule.
 #[derive(Debug, Clone)]
 pub struct Rule {
@@ -61,4 +73,6 @@ pub struct Rule {
     /// pattern (e.g. exfiltration: a destination *and* a send verb *and* a
     /// sensitive object).
     pub requires: Vec<String>,
+    /// Where `requires` must hold.
+    pub within: Within,
 }

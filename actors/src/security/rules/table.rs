@@ -12,11 +12,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::build::{named, rule, ADDRESSEE, GAP};
 use super::rule::{Category, Rule, Strength};
 use super::vocab::{Vocab, LANGUAGES};
-
-/// Within one sentence: anything but a sentence terminator or newline.
-const GAP: &str = r"[^.!?;。！？；\n]";
 
 /// The gap between a reveal verb and the prompt it names: also stops at
 /// `(`, so code that prints a message *about* the prompt
@@ -60,32 +58,6 @@ pub static TABLE: LazyLock<Table> = LazyLock::new(|| {
 
 fn ascii_boundaries(pattern: &str) -> String {
     pattern.replace(r"\b", r"(?-u:\b)")
-}
-
-fn rule(
-    name: &str,
-    category: Category,
-    lang: &'static str,
-    strength: Strength,
-    pattern: String,
-) -> Rule {
-    Rule {
-        name: name.to_owned(),
-        category,
-        language: lang,
-        strength,
-        pattern,
-        requires: Vec::new(),
-    }
-}
-
-/// `base` for English (the v1 names stay stable), `base/lang` otherwise.
-fn named(base: &str, lang: &str) -> String {
-    if lang == "en" {
-        base.to_owned()
-    } else {
-        format!("{base}/{lang}")
-    }
 }
 
 /// Whether the language writes without spaces and puts the verb last
@@ -136,20 +108,6 @@ fn earlier_only(prior: &str) -> String {
         .collect::<Vec<_>>()
         .join("|")
 }
-
-/// Who a voided-rules statement is addressed to: the model ("you", "tu",
-/// "du", "你", …) or an order to it. "The old installation instructions
-/// are obsolete" is a note; "the instructions you received are void" is
-/// not.
-const ADDRESSEE: &str = concat!(
-    r"\b(?:you|your|yours|you're|comply|obey)\b|",
-    // Not `\b` before these: the ASCII boundary also falls after "è", so
-    // "obsolètes" would hold "tes".
-    r"(?:^|[^\p{L}\p{N}])(?:tu|te|toi|vous|ton|tes|vos|votre|du|dir|dich|dein|deine|deinen|euch|ti|tus|usted|tuas|tuoi)\b|",
-    r"(?:^|[^\p{L}\p{N}])t'|obéi|befolge|gehorche|obedece|você|obedeça|obbedisci|",
-    r"ты|тебе|тебя|твои|вы |вам|вас|ваши|",
-    r"你|您|あなた|君|お前"
-);
 
 fn phrasing_rules(v: &Vocab) -> Vec<Rule> {
     use Category::*;
@@ -313,7 +271,7 @@ fn english_rules() -> Vec<Rule> {
             "jailbreak_mode",
             RoleForgery,
             Soft,
-            r"\b(?:developer|god|debug|jailbreak|dan|sudo|unrestricted|maintenance) mode (?:is )?(?:now )?(?:on|enabled|activated|unlocked|engaged)\b|\benable (?:developer|god|dan|jailbreak) mode|\bjailbreak(?:ed)? (?:prompt|the (?:ai|model|assistant))|\byou are (?:now )?in (?:developer|god|dan|jailbreak|maintenance|debug) mode",
+            r"\b(?:god|jailbreak|dan|sudo|unrestricted) mode (?:is )?(?:now )?(?:on|enabled|activated|unlocked|engaged)\b|\benable (?:god|dan|jailbreak) mode|\bjailbreak(?:ed)? (?:prompt|the (?:ai|model|assistant))|\byou are (?:now )?in (?:developer|god|dan|jailbreak|maintenance|debug) mode",
         ),
         s(
             "instruction_question",
@@ -393,6 +351,7 @@ fn all_rules() -> Vec<Rule> {
     for v in LANGUAGES {
         rules.extend(phrasing_rules(v).into_iter().skip(1));
     }
+    rules.extend(super::families::all_family_rules());
     rules
 }
 

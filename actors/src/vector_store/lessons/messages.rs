@@ -15,8 +15,8 @@ use crate::vector_store::actor::VectorStore;
 use crate::vector_store::error::VectorStoreError;
 use crate::vector_store::keyword::KeywordQuery;
 use crate::vector_store::semantic::mirror::{MirroredLesson, QueryVector};
-use crate::vector_store::text::value_text;
 use crate::vector_store::space::types::{CommitVector, EmbeddedQuery};
+use crate::vector_store::text::value_text;
 
 /// Writes a lesson through the dedup ladder (rule vector made beforehand).
 #[derive(Debug, Message)]
@@ -134,7 +134,10 @@ fn rank_lessons(
         .collect();
     // A stable sort keeps the newest-first order on ties.
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    scored.into_iter().map(|(_, row)| mirrored_lesson(row)).collect()
+    scored
+        .into_iter()
+        .map(|(_, row)| mirrored_lesson(row))
+        .collect()
 }
 
 impl Handler<GetLessonsContext> for VectorStore {
