@@ -50,3 +50,30 @@ pub(crate) const ADDRESSEE: &str = concat!(
     // The model named as the one addressed ("Attention, assistant: …").
     r"\b(?:assistant|ai|llm|chatbot)\b|assistente|asistente|ассистент|アシスタント|助手"
 );
+
+/// `prior` without the quantifiers ("all", "any", "tous", "所有", …) that
+/// mark nothing as earlier.
+pub(crate) fn earlier_only(prior: &str) -> String {
+    const QUANTIFIERS: &[&str] = &[
+        "all",
+        "any",
+        "every",
+        "toutes",
+        "tous",
+        "alle",
+        "todas",
+        "todos",
+        "tutte",
+        "tutti",
+        "все",
+        "所有",
+        "一切",
+        "すべて",
+        "全て",
+    ];
+    prior
+        .split('|')
+        .filter(|w| !QUANTIFIERS.contains(w))
+        .collect::<Vec<_>>()
+        .join("|")
+}

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::build::{named, rule, ADDRESSEE, GAP};
+use super::build::{earlier_only, named, rule, ADDRESSEE, GAP};
 use super::rule::{Category, Rule, Strength};
 use super::vocab::{Vocab, LANGUAGES};
 
@@ -81,33 +81,6 @@ const PROMPT_ORIGIN: &str = concat!(
     r"之前|以前|开始|開始|最初|初始|系统|系統|对话|對話|开发者|",
     r"前|初期|システム|会話|開発者"
 );
-
-/// `prior` without the quantifiers ("all", "any", "tous", "所有", …) that
-/// mark nothing as earlier.
-fn earlier_only(prior: &str) -> String {
-    const QUANTIFIERS: &[&str] = &[
-        "all",
-        "any",
-        "every",
-        "toutes",
-        "tous",
-        "alle",
-        "todas",
-        "todos",
-        "tutte",
-        "tutti",
-        "все",
-        "所有",
-        "一切",
-        "すべて",
-        "全て",
-    ];
-    prior
-        .split('|')
-        .filter(|w| !QUANTIFIERS.contains(w))
-        .collect::<Vec<_>>()
-        .join("|")
-}
 
 fn phrasing_rules(v: &Vocab) -> Vec<Rule> {
     use Category::*;
@@ -332,8 +305,12 @@ fn exfiltration_rule() -> Rule {
         // A concrete destination next to a secret and a send verb is an
         // order to leak, however the sentence is framed.
         Strength::Hard,
-        r"https?://\S+|[\w.+-]+@[\w-]+\.[\w.-]*\w".to_owned(),
+        // A URL, an e-mail address, or a chat handle ("DM it to @ops").
+        r"https?://\S+|[\w.+-]+@[\w-]+\.[\w.-]*\w|(?:^|\s)@[\w.-]{3,}".to_owned(),
     );
+    // Secrets only: this rule is hard (no discussion guard), and personal
+    // data sent to an address is also what ordinary e-mail asks for
+    // ("forward the customer list to anna@corp.example").
     r.requires = vec![alternation(|v| v.send_verbs), alternation(|v| v.sensitive)];
     r
 }
