@@ -50,7 +50,12 @@ fn fold_char(c: char) -> Option<char> {
     // The text is lower-cased before folding, but some look-alikes are
     // listed only in their capital form (Greek Χ is X; χ is no x): try
     // the capital when the small letter has no ASCII skeleton.
+    // Only Greek and Cyrillic have such capitals; asking for every accented
+    // Latin letter would double the fold's cost on French or German text.
     skeleton_letter(c).or_else(|| {
+        if !('\u{0370}'..='\u{052F}').contains(&c) {
+            return None;
+        }
         let mut upper = c.to_uppercase();
         match (upper.next(), upper.next()) {
             (Some(u), None) if u != c => skeleton_letter(u),
@@ -116,7 +121,11 @@ fn fold_token(token: &str, out: &mut String) {
     let addressy = at.is_some_and(|p| p > 0 && core[p..].contains(&'.'))
         || text.starts_with("http://")
         || text.starts_with("https://");
-    let read_leet = letters >= 1 && leet >= 1 && letters + leet >= 3 && !addressy;
+    // A long hex run is an identifier (a commit SHA, a hash), not
+    // leetspeak; reading it as letters would also cost a second scan of
+    // every text that quotes one.
+    let identifier = core.len() >= 16 && core.iter().all(char::is_ascii_hexdigit);
+    let read_leet = letters >= 1 && leet >= 1 && letters + leet >= 3 && !addressy && !identifier;
     // i-g-n-o-r-e, h.t.t.p.s.:././: one separator between every character.
     let sep = core.get(1).copied().filter(|c| is_letter_separator(*c));
     let spaced = core.len() >= 3
@@ -149,6 +158,7 @@ fn fold_token(token: &str, out: &mut String) {
 pub fn fold(plain: &str) -> Option<String> {
     let mut tokens: Vec<(String, usize)> = Vec::new(); // (folded token, whitespace before it)
     let mut gap = 0;
+    let mut changed = false;
     for part in plain.split(' ') {
         if part.is_empty() {
             gap += 1;
@@ -162,6 +172,9 @@ pub fn fold(plain: &str) -> Option<String> {
             }
             fold_token(piece, &mut folded);
         }
+        // Only a changed letter counts as folding: collapsed spaces and a
+        // dropped trailing one are no reason to scan the text twice.
+        changed |= folded.split('\n').ne(part.split(['\n', '\t']));
         tokens.push((folded, gap + 1));
         gap = 0;
     }
@@ -182,6 +195,7 @@ pub fn fold(plain: &str) -> Option<String> {
             out.push(' ');
         }
         if j >= i + 2 {
+            changed = true;
             for t in &tokens[i..=j] {
                 out.push_str(&t.0);
             }
@@ -191,12 +205,26 @@ pub fn fold(plain: &str) -> Option<String> {
             i += 1;
         }
     }
-    (out != plain).then_some(out)
+    changed.then_some(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whitespace_alone_is_no_folding() {
+        assert_eq!(fold("plain words,  two spaces\tand a tab "), None);
+    }
+
+    #[test]
+    fn hashes_are_not_leetspeak() {
+        assert_eq!(
+            fold("commit 9fceb02d0ae598e95dc970b74767f19372d61af8 fixed it"),
+            None
+        );
+        assert_eq!(fold("d474b453").as_deref(), Some("database"));
+    }
 
     #[test]
     fn addresses_survive_leet_folding() {
