@@ -77,12 +77,15 @@ struct Question {
     asked_at: String,
 }
 
-fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> anyhow::Result<Vec<T>> {
+/// The rows of a JSONL file (blank lines skipped); an error names the
+/// file and the line.
+pub(super) fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> anyhow::Result<Vec<T>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    // Numbered before blank lines are skipped, so the number is the line's.
     text.lines()
-        .filter(|l| !l.trim().is_empty())
         .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, line)| {
             serde_json::from_str(line).with_context(|| format!("{} line {}", path.display(), i + 1))
         })

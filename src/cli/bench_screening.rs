@@ -15,7 +15,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use clap::Args;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -44,7 +44,9 @@ pub struct ScreeningArgs {
 /// One labelled text.
 #[derive(Debug, Deserialize)]
 struct Row {
-    label: String,
+    /// `label`: attack (true) or benign.
+    #[serde(rename = "label", deserialize_with = "attack_label")]
+    attack: bool,
     category: String,
     text: String,
 }
@@ -58,7 +60,7 @@ struct Tally {
 
 impl Tally {
     fn add(&mut self, row: &Row, blocked: bool) {
-        let side = if row.label == "attack" {
+        let side = if row.attack {
             &mut self.attacks
         } else {
             &mut self.benign
@@ -102,29 +104,23 @@ const SWEEP: [f32; 11] = [
 fn read_rows(paths: &[PathBuf]) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     for path in paths {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let row: Row = serde_json::from_str(line)
-                .with_context(|| format!("{} line {}", path.display(), i + 1))?;
-            if row.label != "attack" && row.label != "benign" {
-                bail!(
-                    "{} line {}: label must be attack or benign, not {:?}",
-                    path.display(),
-                    i + 1,
-                    row.label
-                );
-            }
-            rows.push(row);
-        }
+        rows.extend(super::bench_locomo::read_jsonl::<Row>(path)?);
     }
     if rows.is_empty() {
         bail!("the sets hold no rows");
     }
     Ok(rows)
+}
+
+/// `label` must be `attack` or `benign`; answers whether it is an attack.
+fn attack_label<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    match String::deserialize(d)?.as_str() {
+        "attack" => Ok(true),
+        "benign" => Ok(false),
+        other => Err(serde::de::Error::custom(format!(
+            "label must be attack or benign, not {other:?}"
+        ))),
+    }
 }
 
 /// Embeds `texts` in batches (documents, as the store embeds a write).
@@ -235,9 +231,15 @@ fn print_report(report: &Value) {
 mod tests {
     use super::*;
 
+    /// A rate in the report, to a tolerance (rates are computed floats).
+    fn assert_rate(value: &Value, want: f64) {
+        let got = value.as_f64().unwrap_or(f64::NAN);
+        assert!((got - want).abs() < 1e-9, "{got} != {want}");
+    }
+
     fn row(label: &str, category: &str, text: &str) -> Row {
         Row {
-            label: label.into(),
+            attack: label == "attack",
             category: category.into(),
             text: text.into(),
         }
@@ -260,8 +262,8 @@ mod tests {
         ];
         let verdicts: Vec<Verdict> = rows.iter().map(|r| screen(&r.text)).collect();
         let report = measure(&rows, &verdicts, None);
-        assert_eq!(report["rules"]["recall"], json!(0.5));
-        assert_eq!(report["rules"]["fpr"], json!(0.0));
+        assert_rate(&report["rules"]["recall"], 0.5);
+        assert_rate(&report["rules"]["fpr"], 0.0);
         assert!(report.get("sweep").is_none());
     }
 
@@ -295,15 +297,11 @@ mod tests {
                 .unwrap()
                 .clone()
         };
-        assert_eq!(
-            (at(0.60)["recall"].clone(), at(0.60)["fpr"].clone()),
-            (json!(1.0), json!(1.0))
-        );
-        assert_eq!(
-            (at(0.70)["recall"].clone(), at(0.70)["fpr"].clone()),
-            (json!(1.0), json!(0.0))
-        );
-        assert_eq!(at(0.75)["recall"], json!(0.0));
+        assert_rate(&at(0.60)["recall"], 1.0);
+        assert_rate(&at(0.60)["fpr"], 1.0);
+        assert_rate(&at(0.70)["recall"], 1.0);
+        assert_rate(&at(0.70)["fpr"], 0.0);
+        assert_rate(&at(0.75)["recall"], 0.0);
     }
 
     #[test]
@@ -315,7 +313,8 @@ mod tests {
             "{\"label\":\"maybe\",\"category\":\"x\",\"text\":\"t\"}\n",
         )
         .unwrap();
-        let err = read_rows(&[path]).unwrap_err().to_string();
+        // The whole chain: the file and line, then the reason.
+        let err = format!("{:#}", read_rows(&[path]).unwrap_err());
         assert!(
             err.contains("line 1") && err.contains("attack or benign"),
             "{err}"

@@ -77,3 +77,12 @@ pub(crate) fn earlier_only(prior: &str) -> String {
         .collect::<Vec<_>>()
         .join("|")
 }
+
+/// "The rules … are void": `marker` (what makes the rules the model's —
+/// earlier ones, or who set them) next to a rule noun, then a void
+/// predicate, each within `gap` characters of one sentence.
+pub(crate) fn voided_pattern(marker: &str, nouns: &str, void: &str, gap: u32) -> String {
+    format!(
+        "(?:(?:{marker}){GAP}{{0,{gap}}}?(?:{nouns})|(?:{nouns}){GAP}{{0,{gap}}}?(?:{marker})){GAP}{{0,{gap}}}?(?:{void})"
+    )
+}

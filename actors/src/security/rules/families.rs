@@ -10,7 +10,7 @@
 //! and an authority claim only with a grant or a mode. These pairs are
 //! what tells an attack from the same words in ordinary work talk.
 
-use super::build::{earlier_only, named, rule, ADDRESSEE, GAP};
+use super::build::{earlier_only, named, rule, voided_pattern, ADDRESSEE};
 use super::cues::{Cues, CUES, MODEL_CUE};
 use super::rule::{Category, Rule, Strength, Within};
 use super::vocab::{Vocab, LANGUAGES};
@@ -54,58 +54,68 @@ fn require(mut r: Rule, within: Within, requires: Vec<String>) -> Rule {
     r
 }
 
+/// Requirement texts every language's families share, built once.
+struct Shared {
+    /// Addressed to the model, or about this conversation.
+    about_model: String,
+    /// What a mode switch needs beside it.
+    consequence: String,
+    /// What an authority claim needs beside it.
+    mode_or_consequence: String,
+    /// What granted powers need beside them: what they are for.
+    unbounded: String,
+}
+
+impl Shared {
+    fn new() -> Self {
+        // Not the vocabularies' `unrestricted`: it names the modes
+        // themselves ("developer mode"), so the mode would be its own
+        // consequence.
+        let unbounded = format!("{}|{OBEY_ANY}|{NO_LIMITS}", alternation(|c| c.safety_off));
+        let consequence = format!("{unbounded}|{}", alternation(|c| c.grant));
+        Self {
+            about_model: format!("{ADDRESSEE}|{ABOUT_THIS_MODEL}"),
+            mode_or_consequence: format!("{consequence}|{}", alternation(|c| c.mode_on)),
+            consequence,
+            unbounded,
+        }
+    }
+}
+
 /// The families of one language.
-pub(super) fn family_rules(v: &Vocab, c: &Cues) -> Vec<Rule> {
+fn family_rules(v: &Vocab, c: &Cues, shared: &Shared) -> Vec<Rule> {
     use Category::*;
     use Strength::Soft;
     let l = v.lang;
     let soft =
         |base: &str, cat, pattern: &str| rule(&named(base, l), cat, l, Soft, pattern.to_owned());
-    let voided = format!(
-        "(?:(?:{src}){GAP}{{0,40}}?(?:{nouns})|(?:{nouns}){GAP}{{0,40}}?(?:{src})){GAP}{{0,40}}?(?:{void})",
-        src = c.rule_source,
-        nouns = v.rule_nouns,
-        void = v.void_predicates,
-    );
-    // Not the vocabularies' `unrestricted`: it names the modes themselves
-    // ("developer mode"), so the mode would be its own consequence.
-    let consequence = format!(
-        "{}|{}|{OBEY_ANY}|{NO_LIMITS}",
-        alternation(|c| c.safety_off),
-        alternation(|c| c.grant),
-    );
-    let mode_or_consequence = format!("{consequence}|{}", alternation(|c| c.mode_on));
-    // Powers granted are an attack only with what they are for.
-    let unbounded = format!("{}|{OBEY_ANY}|{NO_LIMITS}", alternation(|c| c.safety_off));
-    // "Earlier instructions are superseded" with no "you" in the sentence:
-    // still aimed at a model when the text speaks of the user or reader.
-    let voided_earlier = format!(
-        "(?:(?:{prior}){GAP}{{0,30}}?(?:{nouns})|(?:{nouns}){GAP}{{0,30}}?(?:{prior})){GAP}{{0,30}}?(?:{void})",
-        prior = earlier_only(v.prior),
-        nouns = v.rule_nouns,
-        void = v.void_predicates,
-    );
+    let voided = voided_pattern(c.rule_source, v.rule_nouns, v.void_predicates, 40);
+    // "Earlier instructions are superseded" with no "you" in the sentence
+    // (the first generation's `instructions_voided` needs one): still aimed
+    // at a model when the text speaks of the user or reader.
+    let voided_earlier =
+        voided_pattern(&earlier_only(v.prior), v.rule_nouns, v.void_predicates, 30);
     vec![
         soft("ai_addressed", InstructionOverride, c.ai_address),
         require(
             soft("rules_voided_by_source", InstructionOverride, &voided),
             Within::Sentence,
-            vec![format!("{ADDRESSEE}|{ABOUT_THIS_MODEL}")],
+            vec![shared.about_model.clone()],
         ),
         require(
             soft("mode_switch", RoleForgery, c.mode_on),
             Within::Text,
-            vec![consequence.clone()],
+            vec![shared.consequence.clone()],
         ),
         require(
             soft("safety_off", InstructionOverride, c.safety_off),
             Within::Sentence,
-            vec![format!("{ADDRESSEE}|{ABOUT_THIS_MODEL}")],
+            vec![shared.about_model.clone()],
         ),
         require(
             soft("authority_grant", RoleForgery, c.authority),
             Within::Text,
-            vec![mode_or_consequence],
+            vec![shared.mode_or_consequence.clone()],
         ),
         require(
             soft(
@@ -119,7 +129,7 @@ pub(super) fn family_rules(v: &Vocab, c: &Cues) -> Vec<Rule> {
         require(
             soft("privilege_grant", RoleForgery, c.grant),
             Within::Text,
-            vec![unbounded],
+            vec![shared.unbounded.clone()],
         ),
         soft("persona_reset", RoleForgery, c.persona_reset),
         soft("told_dismissed", InstructionOverride, c.dismiss_told),
@@ -238,10 +248,11 @@ pub(super) fn structural_families() -> Vec<Rule> {
 
 /// Every family rule, per language then structural.
 pub(super) fn all_family_rules() -> Vec<Rule> {
+    let shared = Shared::new();
     let mut rules: Vec<Rule> = LANGUAGES
         .iter()
         .zip(CUES)
-        .flat_map(|(v, c)| family_rules(v, c))
+        .flat_map(|(v, c)| family_rules(v, c, &shared))
         .collect();
     rules.extend(structural_families());
     rules

@@ -8,11 +8,12 @@
 //! text (every fr/de/ru/zh/ja input), and the 1 ms budget for a 2,000-char
 //! screen depends on that DFA. Non-Latin words therefore carry no `\b`.
 
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::build::{earlier_only, named, rule, ADDRESSEE, GAP};
+use super::build::{earlier_only, named, rule, voided_pattern, ADDRESSEE, GAP};
 use super::rule::{Category, Rule, Strength};
 use super::vocab::{Vocab, LANGUAGES};
 
@@ -41,13 +42,23 @@ pub struct Table {
 pub static TABLE: LazyLock<Table> = LazyLock::new(|| {
     let rules = all_rules();
     // The patterns are compile-time text covered by the unit tests below.
-    let compile = |p: &String| {
-        Regex::new(&ascii_boundaries(p)).unwrap_or_else(|e| panic!("rule {p:?} invalid: {e}"))
+    // Many rules share a requirement (one per language of the same
+    // family): each distinct text is compiled once, and the rules share
+    // the compiled regex (a clone is a reference count).
+    let mut compiled: HashMap<String, Regex> = HashMap::new();
+    let mut compile = |p: &str| {
+        compiled
+            .entry(p.to_owned())
+            .or_insert_with(|| {
+                Regex::new(&ascii_boundaries(p))
+                    .unwrap_or_else(|e| panic!("rule {p:?} invalid: {e}"))
+            })
+            .clone()
     };
     let each = rules.iter().map(|r| compile(&r.pattern)).collect();
     let requires = rules
         .iter()
-        .map(|r| r.requires.iter().map(compile).collect())
+        .map(|r| r.requires.iter().map(|p| compile(p)).collect())
         .collect();
     Table {
         rules,
@@ -118,12 +129,7 @@ fn phrasing_rules(v: &Vocab) -> Vec<Rule> {
     // "the instructions you received earlier are void": the override
     // stated rather than ordered. Only with a marker of *earlier* rules
     // (not "all"/"any": "all rules in this doc are obsolete" is work talk).
-    let voided = format!(
-        "(?:(?:{prior}){GAP}{{0,30}}?(?:{nouns})|(?:{nouns}){GAP}{{0,30}}?(?:{prior})){GAP}{{0,30}}?(?:{void})",
-        prior = earlier_only(v.prior),
-        nouns = v.rule_nouns,
-        void = v.void_predicates,
-    );
+    let voided = voided_pattern(&earlier_only(v.prior), v.rule_nouns, v.void_predicates, 30);
     let mut role = format!("{b}(?:{}){GAP}{{0,60}}?(?:{})", v.you_now, v.unrestricted);
     let mut persona = format!("{b}(?:{}){GAP}{{0,60}}?(?:{})", v.pretend, v.unrestricted);
     if verb_final(l) {

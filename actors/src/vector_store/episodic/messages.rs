@@ -172,7 +172,7 @@ impl Handler<SearchEpisodic> for VectorStore {
             let signature = msg
                 .embedded
                 .as_ref()
-                .and_then(|e| act.space.signature_for(&e.model_id, e.vector.len()));
+                .and_then(|e| e.signature_in(&act.space));
             let vector = msg
                 .embedded
                 .as_ref()

@@ -148,15 +148,8 @@ impl Handler<GetLessonsContext> for VectorStore {
             let signature = msg
                 .embedded
                 .as_ref()
-                .and_then(|e| act.space.signature_for(&e.model_id, e.vector.len()));
-            let vector = msg
-                .embedded
-                .as_ref()
-                .zip(signature.as_deref())
-                .map(|(e, sig)| QueryVector {
-                    vector: &e.vector,
-                    signature: sig,
-                });
+                .and_then(|e| e.signature_in(&act.space));
+            let vector = QueryVector::of(msg.embedded.as_ref(), signature.as_deref());
             let ranked = rank_lessons(act.mirror.lessons().collect(), &msg.query, vector);
             Ok(render_lessons_items(&ranked, msg.budget))
         })

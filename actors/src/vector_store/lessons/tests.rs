@@ -128,5 +128,5 @@ fn relevance_mixes_cosine_and_keywords() {
     assert!(kw > 0.0);
     let hybrid = lesson_relevance(&q, &stems("search code with rg"), Some(Some(0.5)));
     assert!((hybrid - (0.6 * 0.5 + 0.4 * kw)).abs() < 1e-9);
-    assert_eq!(lesson_relevance(&q, &stems("unrelated"), Some(None)), 0.0);
+    assert!(lesson_relevance(&q, &stems("unrelated"), Some(None)).abs() < 1e-9);
 }

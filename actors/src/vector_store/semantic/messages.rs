@@ -195,16 +195,8 @@ impl VectorStore {
             let keywords = KeywordQuery::new(&query);
             // A query vector counts only if it was made by the model whose
             // space the store holds.
-            let signature = embedded
-                .as_ref()
-                .and_then(|e| act.space.signature_for(&e.model_id, e.vector.len()));
-            let vector = embedded
-                .as_ref()
-                .zip(signature.as_deref())
-                .map(|(e, sig)| QueryVector {
-                    vector: &e.vector,
-                    signature: sig,
-                });
+            let signature = embedded.as_ref().and_then(|e| e.signature_in(&act.space));
+            let vector = QueryVector::of(embedded.as_ref(), signature.as_deref());
             // An empty query (no words, no vector) lists everything newest
             // first even for search.
             let everything = !matches_only || (keywords.is_empty() && vector.is_none());

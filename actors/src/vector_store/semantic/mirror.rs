@@ -17,6 +17,7 @@ use super::types::{ScoredEntry, SemanticEntry};
 use crate::embedder::vector::cosine;
 use crate::vector_store::keyword::{stems, KeywordQuery};
 use crate::vector_store::semantic::validate::LESSON_PREFIX;
+use crate::vector_store::space::types::EmbeddedQuery;
 use crate::vector_store::text::value_text;
 
 /// One changed row as read from memory.db.
@@ -54,6 +55,20 @@ pub(crate) struct QueryVector<'a> {
     pub vector: &'a [f32],
     /// `<model_id>/<dim>` of the space it was made in.
     pub signature: &'a str,
+}
+
+impl<'a> QueryVector<'a> {
+    /// The query's vector with its signature in the store's space, when
+    /// there is both (see [`EmbeddedQuery::signature_in`]).
+    pub(crate) fn of(
+        embedded: Option<&'a EmbeddedQuery>,
+        signature: Option<&'a str>,
+    ) -> Option<Self> {
+        embedded.zip(signature).map(|(e, signature)| QueryVector {
+            vector: &e.vector,
+            signature,
+        })
+    }
 }
 
 /// A `lesson.*` row of the mirror, borrowed for ranking.

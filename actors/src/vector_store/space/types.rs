@@ -122,6 +122,14 @@ pub(crate) struct EmbeddedQuery {
     pub model_id: String,
 }
 
+impl EmbeddedQuery {
+    /// The signature of `space` if this query was made by its model (a
+    /// vector of another model ranks nothing there).
+    pub(crate) fn signature_in(&self, space: &SpaceInfo) -> Option<String> {
+        space.signature_for(&self.model_id, self.vector.len())
+    }
+}
+
 /// What became of a context build's query embedding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
