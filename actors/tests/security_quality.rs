@@ -13,7 +13,11 @@
 
 use std::collections::BTreeMap;
 
-use kirocrew_actors::security::{redact_credentials, redact_exfiltration_urls, screen};
+use kirocrew_actors::security::ngram::{self, features, train, NgramModel, Sample, TrainOptions};
+use kirocrew_actors::security::normalize::plain;
+use kirocrew_actors::security::{
+    redact_credentials, redact_exfiltration_urls, screen, screen_rules,
+};
 use serde_json::Value;
 
 fn load(rel: &str) -> Vec<Value> {
@@ -75,13 +79,17 @@ struct Screening {
 }
 
 fn screen_set(files: &[&str]) -> Screening {
+    screen_set_by(files, |text| screen(text).blocked)
+}
+
+fn screen_set_by(files: &[&str], blocks: impl Fn(&str) -> bool) -> Screening {
     let mut s = Screening::default();
     let (recall, fp, by_obfuscation) = (&mut s.recall, &mut s.fp, &mut s.by_obfuscation);
     for (rel, row) in files
         .iter()
         .flat_map(|rel| load(rel).into_iter().map(move |row| (rel, row)))
     {
-        let blocked = screen(field(&row, "text")).blocked;
+        let blocked = blocks(field(&row, "text"));
         let attack = field(&row, "label") == "attack";
         let cat = field(&row, "category").to_owned();
         let slot = if attack { &mut *recall } else { &mut *fp }
@@ -222,6 +230,48 @@ fn screening_quality_heldout_v4() {
     assert!(rate(fp) <= HELDOUT_V4_FPR, "held-out v4 fpr {}", rate(fp));
 }
 
+/// The rules alone on the held-out set: what the statistical layer adds is
+/// the difference to the test above.
+#[test]
+fn screening_quality_heldout_v4_rules_alone() {
+    let s = screen_set_by(&["screening/heldout_v4.jsonl"], |t| screen_rules(t).blocked);
+    print_screening("held-out v4, rules alone", &s);
+    assert!(
+        rate(&s.recall) >= HELDOUT_V4_RULES_RECALL,
+        "{}",
+        rate(&s.recall)
+    );
+    assert!(rate(&s.fp) <= HELDOUT_V4_RULES_FPR, "{}", rate(&s.fp));
+}
+
+/// The compiled-in model is the one `kirocrew security train` makes from
+/// the committed sets: retrained here, every weight matches to the stored
+/// resolution (a libm may differ in the last bits of `exp`, so one step
+/// of slack), and the held-out set is not among the training sets.
+#[test]
+fn the_compiled_in_model_comes_from_the_committed_sets() {
+    assert!(ngram::TRAINING_SETS.iter().all(|s| !s.contains("heldout")));
+    let samples: Vec<Sample> = ngram::TRAINING_SETS
+        .iter()
+        .flat_map(|rel| load(rel.trim_start_matches("tests/data/")))
+        .map(|row| Sample {
+            features: features(&plain(field(&row, "text"))),
+            attack: field(&row, "label") == "attack",
+        })
+        .collect();
+    let trained = train(&samples, &TrainOptions::default()).expect("both classes");
+    let stored = NgramModel::from_bytes(&trained.to_bytes()).expect("round trip");
+    let shipped = ngram::model().expect("compiled-in model");
+    let worst = stored
+        .weights
+        .iter()
+        .zip(&shipped.weights)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    assert!(worst <= 2.0 / 1024.0, "weights differ by up to {worst}: retrain (`kirocrew security train --out actors/src/security/ngram/screen_model.bin`)");
+    assert!((stored.bias - shipped.bias).abs() < 1e-3);
+}
+
 #[test]
 fn redaction_quality_dev() {
     let (recall, fp) = redaction_set("redaction/dev.jsonl");
@@ -310,8 +360,10 @@ const DEV: [&str; 3] = [
 // (first run, rules frozen before it).
 const DEV_RECALL: f64 = 0.90;
 const DEV_FPR: f64 = 0.04;
-const HELDOUT_V4_RECALL: f64 = 0.60;
+const HELDOUT_V4_RECALL: f64 = 0.74;
 const HELDOUT_V4_FPR: f64 = 0.055;
+const HELDOUT_V4_RULES_RECALL: f64 = 0.60;
+const HELDOUT_V4_RULES_FPR: f64 = 0.055;
 const REDACT_DEV_RECALL: f64 = 0.99;
 const REDACT_DEV_FPR: f64 = 0.01;
 const REDACT_HELDOUT_RECALL: f64 = 0.96;

@@ -1,7 +1,9 @@
 //! `kirocrew bench screening`: recall and false-positive rate of the
 //! injection screen on labelled JSONL sets (`label` attack|benign,
-//! `category`, `text`; the format of actors/tests/data/screening), by the
-//! rules alone and, with `--model`, with the similarity layer on top.
+//! `category`, `text`; the format of actors/tests/data/screening): by the
+//! rules alone, by the screen as every writer runs it (rules + the
+//! compiled-in n-gram model at its threshold), the n-gram layer's
+//! threshold sweep, and, with `--model`, the similarity layer on top.
 //!
 //! Why a bench and not only the quality test: the similarity layer's
 //! thresholds belong to one embedding model (a cosine of 0.8 means
@@ -21,7 +23,10 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use kirocrew_actors::embedder::{EmbedKind, EmbedderHandle};
-use kirocrew_actors::security::screen::{screen, Verdict};
+use kirocrew_actors::security::ngram::{self, NgramModel};
+use kirocrew_actors::security::screen::{
+    screen_parts, statistical_verdict, StatisticalPolicy, Verdict,
+};
 use kirocrew_actors::security::similarity::{
     best_match, combine, exemplars, SimilarityMatch, SimilarityPolicy,
 };
@@ -43,12 +48,14 @@ pub struct ScreeningArgs {
 
 /// One labelled text.
 #[derive(Debug, Deserialize)]
-struct Row {
+pub(super) struct Row {
     /// `label`: attack (true) or benign.
     #[serde(rename = "label", deserialize_with = "attack_label")]
-    attack: bool,
-    category: String,
-    text: String,
+    pub(super) attack: bool,
+    /// The attack family or benign kind.
+    pub(super) category: String,
+    /// The text.
+    pub(super) text: String,
 }
 
 /// Blocked / total per category, attacks and benign texts apart.
@@ -101,7 +108,8 @@ const SWEEP: [f32; 11] = [
     0.60, 0.65, 0.70, 0.72, 0.75, 0.78, 0.80, 0.82, 0.85, 0.88, 0.90,
 ];
 
-fn read_rows(paths: &[PathBuf]) -> anyhow::Result<Vec<Row>> {
+/// The rows of every set, pooled.
+pub(super) fn read_rows(paths: &[PathBuf]) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     for path in paths {
         rows.extend(super::bench_locomo::read_jsonl::<Row>(path)?);
@@ -150,17 +158,60 @@ async fn nearest(
     Ok(texts.iter().map(|v| best_match(v, &bank)).collect())
 }
 
-fn measure(rows: &[Row], verdicts: &[Verdict], best: Option<&[Option<SimilarityMatch>]>) -> Value {
+/// Thresholds of the statistical layer's sweep.
+const STATISTICAL_SWEEP: [f32; 8] = [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95];
+
+/// The rules' verdict and the statistical score of every row, by `model`.
+pub(super) fn screen_rows(rows: &[Row], model: Option<&NgramModel>) -> Vec<(Verdict, Option<f32>)> {
+    rows.iter().map(|r| screen_parts(&r.text, model)).collect()
+}
+
+/// The report: the rules alone, the screen as writers run it (rules + the
+/// statistical layer at its threshold), the statistical layer's sweep and,
+/// given `best`, the similarity layer on top of the screen.
+pub(super) fn measure(
+    rows: &[Row],
+    parts: &[(Verdict, Option<f32>)],
+    best: Option<&[Option<SimilarityMatch>]>,
+) -> Value {
+    let fixed = StatisticalPolicy::default();
+    let tally = |threshold: f32| {
+        let policy = StatisticalPolicy {
+            threshold,
+            discussion_threshold: fixed.discussion_threshold.max(threshold),
+        };
+        let mut t = Tally::default();
+        for (row, (v, score)) in rows.iter().zip(parts) {
+            t.add(row, statistical_verdict(v.clone(), *score, &policy).blocked);
+        }
+        t
+    };
     let mut rules = Tally::default();
-    for (row, v) in rows.iter().zip(verdicts) {
+    for (row, (v, _)) in rows.iter().zip(parts) {
         rules.add(row, v.blocked);
     }
-    let mut report = json!({"rows": rows.len(), "rules": rules.json()});
+    let mut report = json!({
+        "rows": rows.len(),
+        "rules": rules.json(),
+        "screen": tally(ngram::THRESHOLD).json(),
+        "statistical_policy": {"threshold": fixed.threshold, "discussion_threshold": fixed.discussion_threshold},
+        "statistical_sweep": STATISTICAL_SWEEP
+            .iter()
+            .map(|&threshold| {
+                let t = tally(threshold);
+                json!({"threshold": threshold, "recall": Tally::rate(&t.attacks), "fpr": Tally::rate(&t.benign)})
+            })
+            .collect::<Vec<_>>(),
+    });
     let Some(best) = best else { return report };
+    let verdicts: Vec<Verdict> = parts
+        .iter()
+        .map(|(v, score)| statistical_verdict(v.clone(), *score, &fixed))
+        .collect();
     let default = SimilarityPolicy::default();
     let run = |policy: &SimilarityPolicy| {
         let mut t = Tally::default();
-        for ((row, v), b) in rows.iter().zip(verdicts).zip(best) {
+        for ((row, v), b) in rows.iter().zip(&verdicts).zip(best) {
             t.add(row, combine(v.clone(), *b, policy).blocked);
         }
         t
@@ -186,7 +237,7 @@ fn measure(rows: &[Row], verdicts: &[Verdict], best: Option<&[Option<SimilarityM
 pub(super) fn run(args: ScreeningArgs) -> anyhow::Result<std::process::ExitCode> {
     crate::telemetry::init(false, "warn");
     let rows = read_rows(&args.sets)?;
-    let verdicts: Vec<Verdict> = rows.iter().map(|r| screen(&r.text)).collect();
+    let parts = screen_rows(&rows, ngram::model());
     let best = match &args.model {
         Some(model) => {
             if !model.is_file() {
@@ -196,7 +247,7 @@ pub(super) fn run(args: ScreeningArgs) -> anyhow::Result<std::process::ExitCode>
         }
         None => None,
     };
-    let report = measure(&rows, &verdicts, best.as_deref());
+    let report = measure(&rows, &parts, best.as_deref());
     print_report(&report);
     if args.json {
         println!("{report}");
@@ -204,7 +255,8 @@ pub(super) fn run(args: ScreeningArgs) -> anyhow::Result<std::process::ExitCode>
     Ok(std::process::ExitCode::SUCCESS)
 }
 
-fn print_report(report: &Value) {
+/// Prints the report's figures, one line each.
+pub(super) fn print_report(report: &Value) {
     let line = |name: &str, part: &Value| {
         println!(
             "{name:<16} recall {:.3}  fpr {:.3}",
@@ -212,11 +264,8 @@ fn print_report(report: &Value) {
             part["fpr"].as_f64().unwrap_or_default()
         );
     };
-    println!("{} rows", report["rows"]);
-    line("rules", &report["rules"]);
-    if let Some(with) = report.get("with_similarity") {
-        line("+ similarity", with);
-        for point in report["sweep"].as_array().into_iter().flatten() {
+    let points = |key: &str| {
+        for point in report[key].as_array().into_iter().flatten() {
             println!(
                 "  threshold {:.2}: recall {:.3}  fpr {:.3}",
                 point["threshold"].as_f64().unwrap_or_default(),
@@ -224,6 +273,15 @@ fn print_report(report: &Value) {
                 point["fpr"].as_f64().unwrap_or_default()
             );
         }
+    };
+    println!("{} rows", report["rows"]);
+    line("rules alone", &report["rules"]);
+    line("screen", &report["screen"]);
+    println!("statistical layer (rules + model at each threshold):");
+    points("statistical_sweep");
+    if let Some(with) = report.get("with_similarity") {
+        line("+ similarity", with);
+        points("sweep");
     }
 }
 
@@ -260,8 +318,8 @@ mod tests {
             ),
             row("benign", "notes", "Buy milk on the way home."),
         ];
-        let verdicts: Vec<Verdict> = rows.iter().map(|r| screen(&r.text)).collect();
-        let report = measure(&rows, &verdicts, None);
+        let parts = screen_rows(&rows, None);
+        let report = measure(&rows, &parts, None);
         assert_rate(&report["rules"]["recall"], 0.5);
         assert_rate(&report["rules"]["fpr"], 0.0);
         assert!(report.get("sweep").is_none());
@@ -277,7 +335,7 @@ mod tests {
             ),
             row("benign", "notes", "Buy milk on the way home."),
         ];
-        let verdicts: Vec<Verdict> = rows.iter().map(|r| screen(&r.text)).collect();
+        let parts = screen_rows(&rows, None);
         let best = vec![
             Some(SimilarityMatch {
                 index: 0,
@@ -288,7 +346,7 @@ mod tests {
                 score: 0.61,
             }),
         ];
-        let report = measure(&rows, &verdicts, Some(&best));
+        let report = measure(&rows, &parts, Some(&best));
         let sweep = report["sweep"].as_array().unwrap();
         let at = |t: f64| {
             sweep

@@ -34,6 +34,7 @@ mod memory_commands;
 mod memory_files;
 mod security;
 mod security_audit;
+mod security_train;
 mod serve;
 pub(crate) mod skills;
 mod skills_commands;

@@ -15,6 +15,8 @@
 //!   a daemon is running.
 //! - `audit [--json]` scans stored memory (`security_audit.rs`); exit 0
 //!   clean, 3 with findings.
+//! - `train --out FILE [--set F…] [--check F…]` trains the screen's n-gram
+//!   model (`security_train.rs`).
 //!
 //! `screen` and `redact` need no data home and no daemon (stdin → stdout);
 //! `events` and `audit` read the data home. The functions write to
@@ -72,6 +74,8 @@ pub enum SecurityCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Train the screen's n-gram model on labelled sets and write its file.
+    Train(super::security_train::TrainArgs),
 }
 
 impl SecurityCommand {
@@ -82,16 +86,21 @@ impl SecurityCommand {
     }
 }
 
-/// Runs `screen` or `redact` on standard input and output (no data home).
+/// Runs `screen` or `redact` on standard input and output, or `train`
+/// (no data home).
 pub(super) fn run(cmd: SecurityCommand) -> anyhow::Result<ExitCode> {
-    let mut input = String::new();
-    std::io::stdin()
-        .read_to_string(&mut input)
-        .context("reading standard input (UTF-8 text expected)")?;
+    let stdin = || -> anyhow::Result<String> {
+        let mut input = String::new();
+        std::io::stdin()
+            .read_to_string(&mut input)
+            .context("reading standard input (UTF-8 text expected)")?;
+        Ok(input)
+    };
     let mut out = std::io::stdout().lock();
     match cmd {
-        SecurityCommand::Screen { json } => screen(&input, json, &mut out),
-        SecurityCommand::Redact => redact(&input, &mut out),
+        SecurityCommand::Screen { json } => screen(&stdin()?, json, &mut out),
+        SecurityCommand::Redact => redact(&stdin()?, &mut out),
+        SecurityCommand::Train(args) => super::security_train::run(args),
         SecurityCommand::Events { .. } | SecurityCommand::Audit { .. } => {
             anyhow::bail!("this security command needs a data home")
         }
@@ -117,7 +126,9 @@ pub(super) fn run_on_home(home: DataHome, cmd: SecurityCommand) -> anyhow::Resul
             let report = actix_rt::System::new().block_on(audit_home(&home))?;
             print_report(&report, json, &mut out)
         }
-        SecurityCommand::Screen { .. } | SecurityCommand::Redact => run(cmd),
+        SecurityCommand::Screen { .. } | SecurityCommand::Redact | SecurityCommand::Train(_) => {
+            run(cmd)
+        }
     }
 }
 

@@ -19,12 +19,16 @@
 //! 4. [`speech`]: the discussion guard — a match inside quoted or reported
 //!    speech ("the blog explains how attackers make models ignore previous
 //!    instructions") does not block, unless the rule is structural.
-//! 5. [`similarity`]: the optional embedding signal against a bank of
+//! 5. [`ngram`]: a logistic-regression model over hashed character and
+//!    word n-grams, trained on the labelled sets and compiled in; it blocks
+//!    a text no rule matched when it is confident (and never a discussion).
+//! 6. [`similarity`]: the optional embedding signal against a bank of
 //!    attack exemplars, combined with the rule verdict by
 //!    [`similarity::combine`] (the caller supplies the vectors).
 //!
 //! Files: `normalize.rs`, `decode.rs`, `rules/` (`rule.rs` types,
 //! `vocab.rs` per-language words, `table.rs` the compiled rules),
+//! `ngram/` (features, model file, trainer, `screen_model.bin`),
 //! `speech.rs`, `screen.rs` (the verdict), `similarity.rs` (+
 //! `exemplars.jsonl`), `redact.rs` (credentials), `exfil_urls.rs`,
 //! `inspect.rs` (all detectors over one stored text, for `security audit`).
@@ -32,6 +36,7 @@
 pub mod decode;
 pub mod exfil_urls;
 pub mod inspect;
+pub mod ngram;
 pub mod normalize;
 pub mod redact;
 pub mod rules;
@@ -43,5 +48,8 @@ pub use exfil_urls::redact_exfiltration_urls;
 pub use inspect::{inspect, Finding, FindingKind};
 pub use redact::{credential_kinds, redact, redact_credentials, SNIPPET_CHARS};
 pub use rules::rule::{Category, Rule};
-pub use screen::{find_injection, find_injection_in_json, screen, screen_json, Layer, Verdict};
+pub use screen::{
+    find_injection, find_injection_in_json, screen, screen_json, screen_parts, screen_rules,
+    statistical_verdict, Layer, StatisticalPolicy, Verdict,
+};
 pub use similarity::{best_match, combine, exemplars, Exemplar, SimilarityMatch, SimilarityPolicy};

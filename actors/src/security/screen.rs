@@ -4,13 +4,15 @@
 //! (look-alikes, leetspeak, spacing), then each decoded segment (and its
 //! folded view). The first rule match that the discussion guard does not
 //! excuse blocks. Decoded segments get no discussion guard: nobody quotes
-//! an article in base64.
+//! an article in base64. When no rule blocked and the text is not a
+//! discussion, the n-gram model (`ngram/`) has the last word.
 
 use std::ops::Range;
 
 use serde::Serialize;
 
 use super::decode::decoded_segments;
+use super::ngram::{self, NgramModel};
 use super::normalize::{fold, plain};
 use super::rules::rule::{Category, Strength, Within};
 use super::rules::table::{Table, TABLE};
@@ -26,6 +28,8 @@ pub enum Layer {
     Folded,
     /// Inside a base64 / hex / percent-encoded run.
     Decoded,
+    /// The n-gram model (see `ngram/`), when no rule matched.
+    Statistical,
     /// The embedding similarity signal (see `similarity.rs`).
     Similarity,
 }
@@ -37,6 +41,7 @@ impl Layer {
             Self::Normalized => "normalized",
             Self::Folded => "folded",
             Self::Decoded => "decoded",
+            Self::Statistical => "statistical",
             Self::Similarity => "similarity",
         }
     }
@@ -48,7 +53,7 @@ pub struct Verdict {
     /// Whether the text must not be stored.
     pub blocked: bool,
     /// The blocking rule's stable name (`instruction_override`,
-    /// `role_hijack/fr`, `similarity`, …).
+    /// `role_hijack/fr`, `statistical`, `similarity`, …).
     pub rule: Option<&'static str>,
     /// The blocking rule's category.
     pub category: Option<Category>,
@@ -150,32 +155,96 @@ fn requirements_met(table: &'static Table, idx: usize, view: &str, span: Range<u
     required.iter().all(|re| re.is_match(sentence))
 }
 
-/// Screens `text` through every layer.
+/// Screens `text` through every layer, the compiled-in statistical model
+/// included.
 pub fn screen(text: &str) -> Verdict {
+    let (rules, score) = screen_parts(text, ngram::model());
+    statistical_verdict(rules, score, &StatisticalPolicy::default())
+}
+
+/// The rules' verdict alone (no statistical layer).
+pub fn screen_rules(text: &str) -> Verdict {
+    screen_parts(text, None).0
+}
+
+/// The rules' verdict and, when no rule blocked, the statistical `model`'s
+/// attack probability (the higher of the normalized and folded views').
+/// Split from [`screen`] so a threshold sweep scores each text once.
+pub fn screen_parts(text: &str, model: Option<&NgramModel>) -> (Verdict, Option<f32>) {
     let table = &*TABLE;
     let mut discussed = Vec::new();
     let normalized = plain(text);
     if let Some(v) = scan(table, &normalized, Layer::Normalized, true, &mut discussed) {
-        return v;
+        return (v, None);
     }
-    if let Some(folded) = fold(&normalized) {
-        if let Some(v) = scan(table, &folded, Layer::Folded, true, &mut discussed) {
-            return v;
+    let folded = fold(&normalized);
+    if let Some(folded) = &folded {
+        if let Some(v) = scan(table, folded, Layer::Folded, true, &mut discussed) {
+            return (v, None);
         }
     }
     for segment in decoded_segments(text) {
         let seg = plain(&segment.text);
         if let Some(v) = scan(table, &seg, Layer::Decoded, false, &mut discussed) {
-            return v;
+            return (v, None);
         }
         if let Some(folded) = fold(&seg) {
             if let Some(v) = scan(table, &folded, Layer::Decoded, false, &mut discussed) {
-                return v;
+                return (v, None);
             }
         }
     }
     let discussion = !discussed.is_empty() || frames_discussion(&normalized);
-    Verdict::clean(discussed, discussion)
+    let score = model.and_then(|m| {
+        let views = std::iter::once(&normalized).chain(folded.as_ref());
+        views
+            .filter_map(|v| ngram::score_with(m, v))
+            .reduce(f32::max)
+    });
+    (Verdict::clean(discussed, discussion), score)
+}
+
+/// When the statistical layer blocks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StatisticalPolicy {
+    /// Attack probability at or above which a text blocks.
+    pub threshold: f32,
+    /// The probability needed when the text reads as a discussion of
+    /// attacks (a guarded rule match or a reporting frame).
+    pub discussion_threshold: f32,
+}
+
+impl Default for StatisticalPolicy {
+    fn default() -> Self {
+        Self {
+            threshold: ngram::THRESHOLD,
+            discussion_threshold: ngram::DISCUSSION_THRESHOLD,
+        }
+    }
+}
+
+/// Blocks a clean verdict whose statistical `score` reached the policy's
+/// threshold (the discussion threshold for a discussion).
+pub fn statistical_verdict(
+    rules: Verdict,
+    score: Option<f32>,
+    policy: &StatisticalPolicy,
+) -> Verdict {
+    let needed = if rules.discussion {
+        policy.discussion_threshold
+    } else {
+        policy.threshold
+    };
+    match score {
+        Some(p) if !rules.blocked && p >= needed => Verdict {
+            blocked: true,
+            rule: Some("statistical"),
+            layer: Some(Layer::Statistical),
+            matched: Some(format!("attack probability {p:.3}")),
+            ..rules
+        },
+        _ => rules,
+    }
 }
 
 /// The name of the rule that blocks `text`, if any (what every memory
