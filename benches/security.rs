@@ -10,11 +10,17 @@
 //!   scanned, still no match (the worst case).
 //! - `screen/attack_at_end_2000`: benign text with an instruction override
 //!   in its last sentence.
+//! - `screen/rules_only_benign_2000`: the benign note through the rules
+//!   alone, and `ngram/score_2000`: the n-gram layer alone on it (features
+//!   + the model's dot product); the two parts of `screen/benign_2000`.
 //! - `redact/benign_2000` and `redact/secrets_2000`: credential plus
 //!   exfiltration-URL redaction of clean text and of text with secrets.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use kirocrew_actors::security::{redact_credentials, redact_exfiltration_urls, screen};
+use kirocrew_actors::security::normalize::plain;
+use kirocrew_actors::security::{
+    ngram, redact_credentials, redact_exfiltration_urls, screen, screen_rules,
+};
 
 const NOTE: &str = "The team moved the release review to Thursday; Priya owns the \
     changelog and Bob checks the migration scripts against staging. Les tests \
@@ -54,6 +60,14 @@ fn bench(c: &mut Criterion) {
     g.bench_function("benign_2000", |b| b.iter(|| screen(&benign)));
     g.bench_function("obfuscated_benign_2000", |b| b.iter(|| screen(&obfuscated)));
     g.bench_function("attack_at_end_2000", |b| b.iter(|| screen(&attack)));
+    g.bench_function("rules_only_benign_2000", |b| {
+        b.iter(|| screen_rules(&benign))
+    });
+    g.finish();
+
+    let view = plain(&benign);
+    let mut g = c.benchmark_group("ngram");
+    g.bench_function("score_2000", |b| b.iter(|| ngram::score(&view)));
     g.finish();
 
     let mut g = c.benchmark_group("redact");

@@ -356,9 +356,14 @@ const DEV: [&str; 3] = [
 // screening --model …`: +0.004 recall for +0.09 FPR at a 0.60 threshold;
 // a nearest-labelled-neighbour vote over the dev sets, tried offline with
 // one set left out, traded about 0.5 FPR points per recall point), so it
-// stays at its inert default. Redaction held-out: recall 0.964, FPR 0.000
-// (first run, rules frozen before it).
-const DEV_RECALL: f64 = 0.90;
+// stays at its inert default. Then the statistical layer (`ngram/`: a
+// logistic regression over hashed n-grams, trained on dev + public data,
+// threshold 0.90 chosen with each dev set left out in turn and on LoCoMo's
+// real conversation turns, none of them v4): v4 recall 0.746, FPR 0.051
+// (rules alone 0.603 / 0.051, kept as their own floor below); dev, now
+// training data, 0.985 / 0.037. Redaction held-out: recall 0.964, FPR
+// 0.000 (first run, rules frozen before it).
+const DEV_RECALL: f64 = 0.97;
 const DEV_FPR: f64 = 0.04;
 const HELDOUT_V4_RECALL: f64 = 0.74;
 const HELDOUT_V4_FPR: f64 = 0.055;

@@ -195,6 +195,8 @@ pub fn screen_parts(text: &str, model: Option<&NgramModel>) -> (Verdict, Option<
         }
     }
     let discussion = !discussed.is_empty() || frames_discussion(&normalized);
+    // Both views: folding undoes obfuscation the model never saw in
+    // training, but can also blur an ordinary text, so the higher counts.
     let score = model.and_then(|m| {
         let views = std::iter::once(&normalized).chain(folded.as_ref());
         views

@@ -92,7 +92,8 @@ pub fn score(view: &str) -> Option<f32> {
 /// The attack probability of one normalized view by `model` (`None` for a
 /// view under [`MIN_WORDS`]).
 pub fn score_with(model: &NgramModel, view: &str) -> Option<f32> {
-    (features::words(view) >= MIN_WORDS).then(|| model.score(&features(view)))
+    let f = features(view);
+    (f.words >= MIN_WORDS).then(|| model.score(&f))
 }
 
 #[cfg(test)]

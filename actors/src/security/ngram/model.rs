@@ -244,6 +244,7 @@ mod tests {
         let f = Features {
             idx: vec![3],
             val: vec![1.0],
+            words: 1,
         };
         assert!((m.score(&f) - sigmoid(-0.25)).abs() < 1e-6);
         assert!((sigmoid(0.0) - 0.5).abs() < 1e-7);
