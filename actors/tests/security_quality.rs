@@ -13,8 +13,7 @@
 
 use std::collections::BTreeMap;
 
-use kirocrew_actors::security::ngram::{self, features, train, NgramModel, Sample, TrainOptions};
-use kirocrew_actors::security::normalize::plain;
+use kirocrew_actors::security::ngram::{self, train, NgramModel, Sample, TrainOptions};
 use kirocrew_actors::security::{
     redact_credentials, redact_exfiltration_urls, screen, screen_rules,
 };
@@ -254,10 +253,7 @@ fn the_compiled_in_model_comes_from_the_committed_sets() {
     let samples: Vec<Sample> = ngram::TRAINING_SETS
         .iter()
         .flat_map(|rel| load(rel.trim_start_matches("tests/data/")))
-        .map(|row| Sample {
-            features: features(&plain(field(&row, "text"))),
-            attack: field(&row, "label") == "attack",
-        })
+        .map(|row| Sample::of(field(&row, "text"), field(&row, "label") == "attack"))
         .collect();
     let trained = train(&samples, &TrainOptions::default()).expect("both classes");
     let stored = NgramModel::from_bytes(&trained.to_bytes()).expect("round trip");

@@ -86,6 +86,11 @@ impl Tally {
         }
     }
 
+    /// One point of a threshold sweep.
+    fn point(&self, threshold: f32) -> Value {
+        json!({"threshold": threshold, "recall": Self::rate(&self.attacks), "fpr": Self::rate(&self.benign)})
+    }
+
     fn json(&self) -> Value {
         let per = |side: &BTreeMap<String, (usize, usize)>| -> Value {
             side.iter()
@@ -198,8 +203,7 @@ pub(super) fn measure(
         "statistical_sweep": STATISTICAL_SWEEP
             .iter()
             .map(|&threshold| {
-                let t = tally(threshold);
-                json!({"threshold": threshold, "recall": Tally::rate(&t.attacks), "fpr": Tally::rate(&t.benign)})
+                tally(threshold).point(threshold)
             })
             .collect::<Vec<_>>(),
     });
@@ -225,8 +229,7 @@ pub(super) fn measure(
                 threshold,
                 discussion_threshold: default.discussion_threshold.max(threshold),
             };
-            let t = run(&policy);
-            json!({"threshold": threshold, "recall": Tally::rate(&t.attacks), "fpr": Tally::rate(&t.benign)})
+            run(&policy).point(threshold)
         })
         .collect::<Vec<_>>()
         .into();

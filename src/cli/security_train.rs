@@ -21,8 +21,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use super::bench_screening::{measure, print_report, read_rows, screen_rows, Row};
-use kirocrew_actors::security::ngram::{self, features, train, NgramModel, Sample, TrainOptions};
-use kirocrew_actors::security::normalize::plain;
+use kirocrew_actors::security::ngram::{self, train, NgramModel, Sample, TrainOptions};
 use kirocrew_actors::security::screen::{statistical_verdict, StatisticalPolicy, Verdict};
 
 /// Options of `kirocrew security train`.
@@ -69,13 +68,7 @@ pub(super) fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         args.sets.clone()
     };
     let rows = read_rows(&sets)?;
-    let samples: Vec<Sample> = rows
-        .iter()
-        .map(|r| Sample {
-            features: features(&plain(&r.text)),
-            attack: r.attack,
-        })
-        .collect();
+    let samples: Vec<Sample> = rows.iter().map(|r| Sample::of(&r.text, r.attack)).collect();
     let opts = TrainOptions {
         c: args.c,
         epochs: args.epochs,

@@ -22,6 +22,19 @@ pub struct Sample {
     pub attack: bool,
 }
 
+impl Sample {
+    /// A labelled text as the trainer sees it: featurized from its
+    /// normalized view, the view the screen scores first. The one
+    /// definition shared by `kirocrew security train` and the test that
+    /// retrains the compiled-in model.
+    pub fn of(text: &str, attack: bool) -> Self {
+        Self {
+            features: super::features::features(&crate::security::normalize::plain(text)),
+            attack,
+        }
+    }
+}
+
 /// Training settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TrainOptions {
@@ -131,10 +144,7 @@ mod tests {
     use crate::security::ngram::features::features;
 
     fn sample(text: &str, attack: bool) -> Sample {
-        Sample {
-            features: features(text),
-            attack,
-        }
+        Sample::of(text, attack)
     }
 
     fn toy() -> Vec<Sample> {
