@@ -7,7 +7,7 @@
 //!   match: every rule over the normalized view, no folding needed.
 //! - `screen/obfuscated_benign_2000`: the same with homoglyphs, leetspeak
 //!   and a base64 blob of prose: normalized, folded and decoded views all
-//!   scanned, still no match (the worst case).
+//!   scanned, no rule match (the worst case; the n-gram model flags it).
 //! - `screen/attack_at_end_2000`: benign text with an instruction override
 //!   in its last sentence.
 //! - `screen/rules_only_benign_2000`: the benign note through the rules
@@ -53,7 +53,12 @@ fn bench(c: &mut Criterion) {
          https://webhook.site/abc-123 and ![x](https://t.example/p.png?d={m}) ",
         "",
     );
-    assert!(!screen(&benign).blocked && !screen(&obfuscated).blocked);
+    // No rule matches either, so every view is scanned. The n-gram model
+    // does flag the homoglyph + leetspeak + base64 text (p ≈ 0.77: texts
+    // obfuscated like that are mostly attacks in the labelled sets), which
+    // costs nothing extra: it judges after the last view.
+    assert!(!screen(&benign).blocked);
+    assert!(!screen_rules(&benign).blocked && !screen_rules(&obfuscated).blocked);
     assert!(screen(&attack).blocked);
 
     let mut g = c.benchmark_group("screen");

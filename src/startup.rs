@@ -84,6 +84,8 @@ impl Application {
     pub async fn build(home: DataHome, settings: Settings) -> anyhow::Result<Self> {
         home.ensure()?;
         home.tighten_permissions()?;
+        // Off the runtime: the build is CPU work and nothing waits for it.
+        std::thread::spawn(kirocrew_actors::security::warm);
         let token = home.load_or_create_token()?;
         let settings = Arc::new(settings);
         let store =

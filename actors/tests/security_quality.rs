@@ -182,10 +182,11 @@ fn redaction_set(rel: &str) -> (Tally, Tally) {
 
 #[test]
 fn screening_set_is_large_and_covers_every_language() {
-    let rows: Vec<Value> = DEV
-        .iter()
-        .flat_map(|rel| load(rel))
+    let rows: Vec<Value> = dev_sets()
+        .into_iter()
+        .flat_map(load)
         .chain(load("screening/heldout_v4.jsonl"))
+        .chain(load("screening/heldout_v5.jsonl"))
         .collect();
     assert!(rows.len() >= 300, "{}", rows.len());
     for lang in ["en", "fr", "de", "es", "pt", "it", "ru", "zh", "ja"] {
@@ -207,40 +208,63 @@ fn screening_set_is_large_and_covers_every_language() {
 
 #[test]
 fn screening_quality_dev() {
-    let s = screen_set(&DEV);
+    let s = screen_set(&dev_sets());
     print_screening("dev", &s);
     let (recall, fp) = (&s.recall, &s.fp);
     assert!(rate(recall) >= DEV_RECALL, "dev recall {}", rate(recall));
     assert!(rate(fp) <= DEV_FPR, "dev fpr {}", rate(fp));
 }
 
-/// The held-out set (v4, 408 lines), written blind — by a writer who saw
-/// neither the rules nor the other sets.
+/// The held-out sets, 408 lines each, written blind — by writers who saw
+/// neither the rules nor the other sets. v5 was written after v4's
+/// aggregate had been read too often to count as unseen; of v5 only the
+/// aggregate and per-category figures have been read.
 #[test]
-fn screening_quality_heldout_v4() {
-    let s = screen_set(&["screening/heldout_v4.jsonl"]);
-    print_screening("held-out v4", &s);
-    let (recall, fp) = (&s.recall, &s.fp);
-    assert!(
-        rate(recall) >= HELDOUT_V4_RECALL,
-        "held-out v4 recall {}",
-        rate(recall)
-    );
-    assert!(rate(fp) <= HELDOUT_V4_FPR, "held-out v4 fpr {}", rate(fp));
+fn screening_quality_heldout() {
+    for (set, recall, fpr) in [
+        (
+            "screening/heldout_v4.jsonl",
+            HELDOUT_V4_RECALL,
+            HELDOUT_V4_FPR,
+        ),
+        (
+            "screening/heldout_v5.jsonl",
+            HELDOUT_V5_RECALL,
+            HELDOUT_V5_FPR,
+        ),
+    ] {
+        let s = screen_set(&[set]);
+        print_screening(set, &s);
+        assert!(
+            rate(&s.recall) >= recall,
+            "{set} recall {}",
+            rate(&s.recall)
+        );
+        assert!(rate(&s.fp) <= fpr, "{set} fpr {}", rate(&s.fp));
+    }
 }
 
-/// The rules alone on the held-out set: what the statistical layer adds is
-/// the difference to the test above.
+/// The rules alone on the held-out sets: what the statistical layer adds
+/// is the difference to the tests above.
 #[test]
-fn screening_quality_heldout_v4_rules_alone() {
-    let s = screen_set_by(&["screening/heldout_v4.jsonl"], |t| screen_rules(t).blocked);
-    print_screening("held-out v4, rules alone", &s);
-    assert!(
-        rate(&s.recall) >= HELDOUT_V4_RULES_RECALL,
-        "{}",
-        rate(&s.recall)
-    );
-    assert!(rate(&s.fp) <= HELDOUT_V4_RULES_FPR, "{}", rate(&s.fp));
+fn screening_quality_heldout_rules_alone() {
+    for (set, recall, fpr) in [
+        (
+            "screening/heldout_v4.jsonl",
+            HELDOUT_V4_RULES_RECALL,
+            HELDOUT_V4_RULES_FPR,
+        ),
+        (
+            "screening/heldout_v5.jsonl",
+            HELDOUT_V5_RULES_RECALL,
+            HELDOUT_V5_RULES_FPR,
+        ),
+    ] {
+        let s = screen_set_by(&[set], |t| screen_rules(t).blocked);
+        print_screening(&format!("{set}, rules alone"), &s);
+        assert!(rate(&s.recall) >= recall, "{set}: {}", rate(&s.recall));
+        assert!(rate(&s.fp) <= fpr, "{set}: {}", rate(&s.fp));
+    }
 }
 
 /// The compiled-in model is the one `kirocrew security train` makes from
@@ -322,11 +346,15 @@ fn negatives_come_out_byte_identical() {
 
 /// The screening dev sets: the first one, then v2 and v3 (each held out
 /// until its misses were looked at, then moved here).
-const DEV: [&str; 3] = [
-    "screening/dev.jsonl",
-    "screening/dev_v2.jsonl",
-    "screening/dev_v3.jsonl",
-];
+/// The labelled sets the model is trained on (public data aside), as
+/// paths under `tests/data/`.
+fn dev_sets() -> Vec<&'static str> {
+    ngram::TRAINING_SETS
+        .iter()
+        .filter(|s| !s.contains("/public/"))
+        .map(|s| s.trim_start_matches("tests/data/"))
+        .collect()
+}
 
 // Floors: what the method achieves on each part (see the printed tables).
 // Screening held-out is the fourth held-out set (v4, 408 lines, written
@@ -359,12 +387,31 @@ const DEV: [&str; 3] = [
 // (rules alone 0.603 / 0.051, kept as their own floor below); dev, now
 // training data, 0.985 / 0.037. Redaction held-out: recall 0.964, FPR
 // 0.000 (first run, rules frozen before it).
-const DEV_RECALL: f64 = 0.97;
-const DEV_FPR: f64 = 0.04;
-const HELDOUT_V4_RECALL: f64 = 0.74;
-const HELDOUT_V4_FPR: f64 = 0.055;
+//
+// v4's aggregate had then been read about a dozen times, so a fifth set
+// (v5, same shape) was written blind; the screen of that time scored
+// 0.586 / 0.108 on it (rules alone 0.457 / 0.108) — v4 had flattered it.
+// Then twelve more labelled sets were written, each by its own author
+// with its own focus (documents, two multilingual, roles and boundaries,
+// obfuscation, subtle notes, hard benign texts, agent tool output,
+// conversations, long documents, casual chat in English and in eight
+// languages) and became training data; template tokens that are only
+// mentioned stopped blocking (`mention.rs`); the model got C = 100, a
+// veto over soft rules (0.2) and a threshold of 0.75, all three chosen
+// with those twelve sets left out in turn and on LoCoMo, not on v4 or
+// v5. Measured once at the end: v5 0.901 / 0.040 (rules alone 0.457 /
+// 0.074), v4 0.927 / 0.045 (0.603 / 0.034); dev (training data)
+// 0.998 / 0.006.
+const DEV_RECALL: f64 = 0.99;
+const DEV_FPR: f64 = 0.01;
+const HELDOUT_V4_RECALL: f64 = 0.92;
+const HELDOUT_V4_FPR: f64 = 0.05;
 const HELDOUT_V4_RULES_RECALL: f64 = 0.60;
-const HELDOUT_V4_RULES_FPR: f64 = 0.055;
+const HELDOUT_V4_RULES_FPR: f64 = 0.04;
+const HELDOUT_V5_RECALL: f64 = 0.89;
+const HELDOUT_V5_FPR: f64 = 0.045;
+const HELDOUT_V5_RULES_RECALL: f64 = 0.45;
+const HELDOUT_V5_RULES_FPR: f64 = 0.08;
 const REDACT_DEV_RECALL: f64 = 0.99;
 const REDACT_DEV_FPR: f64 = 0.01;
 const REDACT_HELDOUT_RECALL: f64 = 0.96;

@@ -184,6 +184,7 @@ pub(super) fn measure(
         let policy = StatisticalPolicy {
             threshold,
             discussion_threshold: fixed.discussion_threshold.max(threshold),
+            ..fixed
         };
         let mut t = Tally::default();
         for (row, (v, score)) in rows.iter().zip(parts) {

@@ -22,6 +22,7 @@ use clap::Args;
 
 use super::bench_screening::{measure, print_report, read_rows, screen_rows, Row};
 use kirocrew_actors::security::ngram::{self, train, NgramModel, Sample, TrainOptions};
+use kirocrew_actors::security::normalize::plain;
 use kirocrew_actors::security::screen::{statistical_verdict, StatisticalPolicy, Verdict};
 
 /// Options of `kirocrew security train`.
@@ -40,6 +41,10 @@ pub struct TrainArgs {
     /// Also print every `--check` text the screen gets wrong.
     #[arg(long)]
     pub errors: bool,
+    /// Write one JSON line per `--check` text (label, category, the rules'
+    /// verdict, the model's probability) for calibration elsewhere.
+    #[arg(long)]
+    pub scores: Option<PathBuf>,
     /// Full passes over the data.
     #[arg(long, default_value_t = TrainOptions::default().epochs)]
     pub epochs: usize,
@@ -98,8 +103,39 @@ pub(super) fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         if args.errors {
             print_errors(&check, &parts);
         }
+        if let Some(path) = &args.scores {
+            write_scores(path, &check, &parts, &model)?;
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One JSON line per check text: what the rules said and the model's
+/// probability — taken even when a rule blocked (the screen itself skips
+/// the model then), so a calibration can weigh both.
+fn write_scores(
+    path: &Path,
+    rows: &[Row],
+    parts: &[(Verdict, Option<f32>)],
+    model: &NgramModel,
+) -> anyhow::Result<()> {
+    let mut out = String::new();
+    for (row, (rules, score)) in rows.iter().zip(parts) {
+        let p = score.or_else(|| ngram::score_with(model, &plain(&row.text)));
+        let line = serde_json::json!({
+            "label": if row.attack { "attack" } else { "benign" },
+            "category": row.category,
+            "rules_blocked": rules.blocked,
+            "vetoable": rules.blocked && score.is_some(),
+            "rule": rules.rule,
+            "discussion": rules.discussion,
+            "p": p,
+            "text": row.text,
+        });
+        out.push_str(&line.to_string());
+        out.push('\n');
+    }
+    std::fs::write(path, out).with_context(|| format!("writing {}", path.display()))
 }
 
 /// One line per check text the screen (rules + the new model) gets wrong.

@@ -18,10 +18,13 @@
 //!    exfiltration rules in en, fr, de, es, pt, it, ru, zh and ja.
 //! 4. [`speech`]: the discussion guard — a match inside quoted or reported
 //!    speech ("the blog explains how attackers make models ignore previous
-//!    instructions") does not block, unless the rule is structural.
+//!    instructions") does not block, unless the rule is structural; and
+//!    [`mention`] tells a chat-template token used from one named in
+//!    documentation, a question or code.
 //! 5. [`ngram`]: a logistic-regression model over hashed character and
 //!    word n-grams, trained on the labelled sets and compiled in; it blocks
-//!    a text no rule matched when it is confident (and never a discussion).
+//!    a text no rule matched when it is confident (more confident still for
+//!    a discussion).
 //! 6. [`similarity`]: the optional embedding signal against a bank of
 //!    attack exemplars, combined with the rule verdict by
 //!    [`similarity::combine`] (the caller supplies the vectors).
@@ -29,13 +32,14 @@
 //! Files: `normalize.rs`, `decode.rs`, `rules/` (`rule.rs` types,
 //! `vocab.rs` per-language words, `table.rs` the compiled rules),
 //! `ngram/` (features, model file, trainer, `screen_model.bin`),
-//! `speech.rs`, `screen.rs` (the verdict), `similarity.rs` (+
+//! `speech.rs`, `mention.rs`, `screen.rs` (the verdict), `similarity.rs` (+
 //! `exemplars.jsonl`), `redact.rs` (credentials), `exfil_urls.rs`,
 //! `inspect.rs` (all detectors over one stored text, for `security audit`).
 
 pub mod decode;
 pub mod exfil_urls;
 pub mod inspect;
+pub mod mention;
 pub mod ngram;
 pub mod normalize;
 pub mod redact;
@@ -53,3 +57,13 @@ pub use screen::{
     statistical_verdict, Layer, StatisticalPolicy, Verdict,
 };
 pub use similarity::{best_match, combine, exemplars, Exemplar, SimilarityMatch, SimilarityPolicy};
+
+/// Builds the rule table and loads the compiled-in n-gram model now, so
+/// the first write of a process does not pay for it (about a quarter of a
+/// second on a small machine). The daemon calls it on a background thread
+/// at start; a screen that runs before it finishes simply waits for the
+/// same one-time build.
+pub fn warm() {
+    std::sync::LazyLock::force(&rules::table::TABLE);
+    let _ = ngram::model();
+}

@@ -8,12 +8,13 @@
 //! "vergiss" or "你现在" weigh towards an attack in combinations no rule
 //! lists, at a cost of microseconds and with no model download.
 //!
-//! How it combines with the rules (in `screen.rs`): it is consulted only
-//! when no rule blocked, and never when the text reads as a discussion of
-//! attacks (the discussion guard's verdict): an article *about* jailbreaks
-//! shares most n-grams with a jailbreak, and the guard exists for it. It
-//! blocks at [`THRESHOLD`], chosen on sets left out of training so that it
-//! adds no false positive there.
+//! How it combines with the rules (in `screen.rs`): when no rule blocked,
+//! it blocks at [`THRESHOLD`] ([`DISCUSSION_THRESHOLD`] when the text reads
+//! as a discussion of attacks: an article *about* jailbreaks shares most
+//! n-grams with a jailbreak); when a soft or structural rule blocked, it
+//! withdraws the block if the whole text and the match's neighbourhood
+//! both score under [`VETO`]. Both values were chosen on sets left out of
+//! training.
 //!
 //! The model is trained by `kirocrew security train` on [`TRAINING_SETS`]
 //! (the project's labelled dev sets, plus public data from package
@@ -24,8 +25,8 @@
 //! and compiled in
 //! (`screen_model.bin`); a test retrains it from those files and checks
 //! the result matches, so the compiled-in weights always come from the
-//! committed data. The held-out set (`heldout_v4.jsonl`) is never trained
-//! on.
+//! committed data. The held-out sets (`heldout_v4.jsonl`,
+//! `heldout_v5.jsonl`) are never trained on.
 
 pub mod features;
 pub mod model;
@@ -38,11 +39,22 @@ pub use model::{ModelError, NgramModel};
 pub use train::{train, Sample, TrainOptions};
 
 /// Probability at or above which the statistical layer blocks. Chosen on
-/// sets not trained on: each dev set left out in turn (0.90 is the lowest
-/// threshold that adds no false positive on either) and the 2,760 real
-/// conversation turns of the LoCoMo benchmark (none blocked at 0.90; 0.5 %
-/// at 0.80).
-pub const THRESHOLD: f32 = 0.9;
+/// data not trained on: each of the twelve newer labelled sets left out in
+/// turn (train on the rest, score it; pooled over the folds, with the
+/// rules and [`VETO`]: recall 0.794 / FPR 0.032 at 0.75, 0.806 / 0.036 at
+/// 0.70, 0.769 / 0.027 at 0.80) and the 2,760 real conversation turns and
+/// 760 questions of the LoCoMo benchmark (0.37 % of 6,280 scored texts
+/// blocked at 0.75, 0.56 % at 0.70): the lowest threshold keeping the
+/// folds' FPR near 0.03 and real conversation under half a percent.
+pub const THRESHOLD: f32 = 0.75;
+
+/// Probability under which the model withdraws a soft or structural
+/// rule's block (hard rules — concrete exfiltration destinations, forged
+/// turns — and matches in decoded segments always stand). Why: on the
+/// labelled sets, each left out in turn, texts the rules block that the
+/// model scores this low are mostly documentation, questions and reports
+/// that quote an attack phrase; the rules' own attacks it scores higher.
+pub const VETO: f32 = 0.2;
 
 /// The probability needed when the text reads as a discussion of attacks.
 pub const DISCUSSION_THRESHOLD: f32 = 0.95;
@@ -55,11 +67,27 @@ pub const DISCUSSION_THRESHOLD: f32 = 0.95;
 pub const MIN_WORDS: usize = 5;
 
 /// The labelled sets the compiled-in model is trained on, relative to the
-/// actors crate (`actors/`).
-pub const TRAINING_SETS: [&str; 9] = [
+/// actors crate (`actors/`): the project's own labelled sets (each written
+/// by a different author with a different focus: documents, languages,
+/// roles and boundaries, obfuscation, subtle notes, hard benign texts,
+/// agent tool output, conversations, long documents, casual chat), then
+/// the public data.
+pub const TRAINING_SETS: [&str; 21] = [
     "tests/data/screening/dev.jsonl",
     "tests/data/screening/dev_v2.jsonl",
     "tests/data/screening/dev_v3.jsonl",
+    "tests/data/screening/dev_documents.jsonl",
+    "tests/data/screening/dev_multilingual.jsonl",
+    "tests/data/screening/dev_role_boundary.jsonl",
+    "tests/data/screening/dev_obfuscated.jsonl",
+    "tests/data/screening/dev_subtle.jsonl",
+    "tests/data/screening/dev_hard_benign.jsonl",
+    "tests/data/screening/dev_agentic.jsonl",
+    "tests/data/screening/dev_conversations.jsonl",
+    "tests/data/screening/dev_multilingual_2.jsonl",
+    "tests/data/screening/dev_long_documents.jsonl",
+    "tests/data/screening/dev_chat.jsonl",
+    "tests/data/screening/dev_chat_multilingual.jsonl",
     "tests/data/screening/public/pyrit_jailbreak_templates.jsonl",
     "tests/data/screening/public/red_team_docs.jsonl",
     "tests/data/screening/public/llm_sdk_docs.jsonl",

@@ -36,9 +36,16 @@ impl Category {
 pub enum Strength {
     /// Quoted or reported speech does not block (most phrasing rules).
     Soft,
-    /// Always blocks: structural tokens and concrete exfiltration
-    /// destinations act on the model whatever sentence frames them.
+    /// Always blocks: concrete exfiltration destinations and forged turn
+    /// structure act on the model whatever sentence frames them.
     Hard,
+    /// A structural token (`<|im_start|>`, `[INST]`): blocks where the text
+    /// *uses* it, not where it only *mentions* it — in backticks or quotes,
+    /// on a line of code, named as a noun ("the `[INST]` and `[/INST]`
+    /// tokens"), or asked about. Documentation, questions and code about
+    /// chat templates are full of these tokens; a forged turn sits bare in
+    /// the text (see `speech::is_mention`).
+    Structural,
 }
 
 /// Where a rule's extra requirements must hold.

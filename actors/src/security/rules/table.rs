@@ -290,7 +290,7 @@ fn structural_rules() -> Vec<Rule> {
     let cues = r"you|ignore|always|never|do not|from now|override|disregard|obey|must|grant|reveal|tu |du |usted|você|ты|вы|你|あなた|nouvelles|neue|nuevas|novas|nuove|новые|新";
     let s = |n: &str, c, st, p: String| rule(n, c, "*", st, p);
     vec![
-        s("template_token_forgery", BoundaryForgery, Hard,
+        s("template_token_forgery", BoundaryForgery, Structural,
           r"<\|\s*(?:im_start|im_end|im_sep|system|user|assistant|endoftext|begin_of_text|end_of_text|start_header_id|end_header_id|eot_id|eom_id|fim_\w+)\s*\|>|<<\s*/?sys\s*>>|\[/?inst\]|<(?:start|end)_of_turn>".to_owned()),
         s("role_tag_forgery", BoundaryForgery, Hard,
           r"</(?:user|user_input|input|context|document|data|human|query)>\s*<(?:system|assistant|developer|sys|instructions?)>|<(?:system|assistant|developer|sys)(?:\s[^>]*)?>[^<>]{0,300}?\S\s+\S+\s+\S[^<>]{0,300}?</(?:system|assistant|developer|sys)>".to_owned()),
