@@ -111,8 +111,9 @@ pub(super) fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// One JSON line per check text: what the rules said and the model's
-/// probability — taken even when a rule blocked (the screen itself skips
-/// the model then), so a calibration can weigh both.
+/// probability — for a withdrawable block the veto score the screen
+/// computed, for any other block the whole text's, so a calibration can
+/// weigh both (`vetoable` tells which).
 fn write_scores(
     path: &Path,
     rows: &[Row],

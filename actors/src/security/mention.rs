@@ -29,10 +29,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-fn compile(pattern: &str) -> Regex {
-    Regex::new(&pattern.replace(r"\b", r"(?-u:\b)"))
-        .unwrap_or_else(|e| panic!("mention cue invalid: {e}"))
-}
+use super::speech::compile;
 
 /// A line of code or markup, not prose.
 static CODE_LINE: LazyLock<Regex> = LazyLock::new(|| {

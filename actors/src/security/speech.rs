@@ -23,9 +23,11 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-fn compile(pattern: &str) -> Regex {
+/// Compiles a cue pattern (compiled-in, so a bad one is a bug): `\b` is
+/// an ASCII word boundary, as in the rule table. Shared with `mention.rs`.
+pub(super) fn compile(pattern: &str) -> Regex {
     Regex::new(&pattern.replace(r"\b", r"(?-u:\b)"))
-        .unwrap_or_else(|e| panic!("speech cue invalid: {e}"))
+        .unwrap_or_else(|e| panic!("screening cue invalid: {e}"))
 }
 
 /// Who or what is being reported on.
