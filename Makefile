@@ -60,7 +60,7 @@ bench: deps
 fmt:
 	cargo fmt --all
 
-lint:
+lint: deps
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --locked -- -D warnings
 

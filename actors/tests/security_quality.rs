@@ -217,8 +217,9 @@ fn screening_quality_dev() {
 
 /// The held-out sets, 408 lines each, written blind — by writers who saw
 /// neither the rules nor the other sets. v5 was written after v4's
-/// aggregate had been read too often to count as unseen; of v5 only the
-/// aggregate and per-category figures have been read.
+/// aggregate had been read too often to count as unseen, v6 and v7 later
+/// still; of v5, v6 and v7 only aggregate, per-category, per-language and
+/// per-obfuscation figures have been read, never a text.
 #[test]
 fn screening_quality_heldout() {
     for (set, recall, fpr) in [
@@ -231,6 +232,16 @@ fn screening_quality_heldout() {
             "screening/heldout_v5.jsonl",
             HELDOUT_V5_RECALL,
             HELDOUT_V5_FPR,
+        ),
+        (
+            "screening/heldout_v6.jsonl",
+            HELDOUT_V6_RECALL,
+            HELDOUT_V6_FPR,
+        ),
+        (
+            "screening/heldout_v7.jsonl",
+            HELDOUT_V7_RECALL,
+            HELDOUT_V7_FPR,
         ),
     ] {
         let s = screen_set(&[set]);
@@ -258,6 +269,16 @@ fn screening_quality_heldout_rules_alone() {
             "screening/heldout_v5.jsonl",
             HELDOUT_V5_RULES_RECALL,
             HELDOUT_V5_RULES_FPR,
+        ),
+        (
+            "screening/heldout_v6.jsonl",
+            HELDOUT_V6_RULES_RECALL,
+            HELDOUT_V6_RULES_FPR,
+        ),
+        (
+            "screening/heldout_v7.jsonl",
+            HELDOUT_V7_RULES_RECALL,
+            HELDOUT_V7_RULES_FPR,
         ),
     ] {
         let s = screen_set_by(&[set], |t| screen_rules(t).blocked);
@@ -402,16 +423,40 @@ fn dev_sets() -> Vec<&'static str> {
 // v5. Measured once at the end: v5 0.901 / 0.040 (rules alone 0.457 /
 // 0.074), v4 0.927 / 0.045 (0.603 / 0.034); dev (training data)
 // 0.998 / 0.006.
+//
+// Then seven more sets (careful override and exfiltration, CJK and
+// Russian, structured memory values, multilingual hard benign texts,
+// indirect phrasing, Chinese and Japanese, European registers) — each
+// scored first as unseen data (recall 0.45-0.77 on the focused ones) —
+// became training data; Chinese and Japanese runs became character pairs
+// as words, Traditional Chinese is read as Simplified (`normalize.rs`);
+// C = 300 and a veto of 0.5 that also scores the matched sentence,
+// chosen with those seven left out in turn (pooled 0.792 / 0.050) and on LoCoMo (0.57 % of 6,280 texts blocked).
+// Then the two new blind sets were measured: v6 0.948 / 0.006 (rules
+// alone 0.487 / 0.034), v7 0.953 / 0.040 (0.552 / 0.028). A benchmark
+// then showed the veto withdrawing an order hidden mid-way through a long
+// note (its neighbourhood scored 0.03): the matched sentence is scored
+// too, and the veto went to 0.5 on the folds; measured again (the second
+// and last read of v6 and v7): v6 0.948 / 0.011, v7 0.953 / 0.040, v5
+// 0.935 / 0.023, v4 0.961 / 0.034; dev (training data) 0.998 / 0.012.
 const DEV_RECALL: f64 = 0.99;
-const DEV_FPR: f64 = 0.01;
-const HELDOUT_V4_RECALL: f64 = 0.92;
-const HELDOUT_V4_FPR: f64 = 0.05;
+const DEV_FPR: f64 = 0.015;
+const HELDOUT_V4_RECALL: f64 = 0.95;
+const HELDOUT_V4_FPR: f64 = 0.04;
 const HELDOUT_V4_RULES_RECALL: f64 = 0.60;
 const HELDOUT_V4_RULES_FPR: f64 = 0.04;
-const HELDOUT_V5_RECALL: f64 = 0.89;
-const HELDOUT_V5_FPR: f64 = 0.045;
+const HELDOUT_V5_RECALL: f64 = 0.93;
+const HELDOUT_V5_FPR: f64 = 0.03;
 const HELDOUT_V5_RULES_RECALL: f64 = 0.45;
 const HELDOUT_V5_RULES_FPR: f64 = 0.08;
+const HELDOUT_V6_RECALL: f64 = 0.94;
+const HELDOUT_V6_FPR: f64 = 0.015;
+const HELDOUT_V6_RULES_RECALL: f64 = 0.48;
+const HELDOUT_V6_RULES_FPR: f64 = 0.04;
+const HELDOUT_V7_RECALL: f64 = 0.95;
+const HELDOUT_V7_FPR: f64 = 0.045;
+const HELDOUT_V7_RULES_RECALL: f64 = 0.55;
+const HELDOUT_V7_RULES_FPR: f64 = 0.035;
 const REDACT_DEV_RECALL: f64 = 0.99;
 const REDACT_DEV_FPR: f64 = 0.01;
 const REDACT_HELDOUT_RECALL: f64 = 0.96;

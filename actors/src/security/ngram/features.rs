@@ -8,7 +8,9 @@
 //!   (a Chinese or Japanese run is one "word" whose n-grams are its
 //!   characters), and survive the odd typo;
 //! - word unigrams and bigrams (letter/digit runs), which carry the order of
-//!   words ("ignore previous" vs "previous ignore").
+//!   words ("ignore previous" vs "previous ignore"); in Chinese and
+//!   Japanese, where a run is a whole clause, the words are its character
+//!   pairs (see `split_cjk`).
 //!
 //! Term frequency is sublinear (1 + ln tf): a word said ten times is not
 //! ten times the evidence. Features are hashed (FNV-1a, fixed seedless, so
@@ -105,17 +107,22 @@ pub fn features(view: &str) -> Features {
     let mut prev: Option<&str> = None;
     let mut pair = String::new();
     let mut count = 0;
-    for w in tokens(view) {
-        count += word_weight(w);
-        words.push(bucket(w.as_bytes(), 1));
-        if let Some(p) = prev {
-            pair.clear();
-            pair.push_str(p);
-            pair.push(' ');
-            pair.push_str(w);
-            words.push(bucket(pair.as_bytes(), 1));
+    let mut pieces = Vec::new();
+    for token in tokens(view) {
+        count += word_weight(token);
+        pieces.clear();
+        split_cjk(token, &mut pieces);
+        for &w in &pieces {
+            words.push(bucket(w.as_bytes(), 1));
+            if let Some(p) = prev {
+                pair.clear();
+                pair.push_str(p);
+                pair.push(' ');
+                pair.push_str(w);
+                words.push(bucket(pair.as_bytes(), 1));
+            }
+            prev = Some(w);
         }
-        prev = Some(w);
     }
     let mut out = Features {
         words: count,
@@ -133,6 +140,38 @@ pub fn features(view: &str) -> Features {
 fn tokens(view: &str) -> impl Iterator<Item = &str> {
     view.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())
+}
+
+/// The word units of one token: the token itself, except that a run of
+/// Chinese or Japanese characters (one "token" per clause, as those
+/// scripts write no spaces) becomes its overlapping character pairs, the
+/// usual word unit for them when no dictionary segmenter is at hand
+/// (Lucene's CJK analyzer does the same): "忽略之前" → "忽略", "略之",
+/// "之前". A lone character counts as itself; Latin parts stay whole.
+fn split_cjk<'a>(token: &'a str, out: &mut Vec<&'a str>) {
+    if token.is_ascii() {
+        out.push(token);
+        return;
+    }
+    let mut chars = token.char_indices().peekable();
+    while let Some(&(start, c)) = chars.peek() {
+        let wide = is_cjk(c);
+        let mut run = Vec::new();
+        while let Some(&(i, c)) = chars.peek() {
+            if is_cjk(c) != wide {
+                break;
+            }
+            run.push(i);
+            chars.next();
+        }
+        let end = chars.peek().map_or(token.len(), |&(i, _)| i);
+        if !wide || run.len() == 1 {
+            out.push(&token[start..end]);
+            continue;
+        }
+        run.push(end);
+        out.extend(run.windows(3).map(|w| &token[w[0]..w[2]]));
+    }
 }
 
 /// How many words `view` holds, a run of Chinese or Japanese characters
@@ -247,6 +286,22 @@ mod tests {
         assert!(zh.idx.iter().filter(|&&i| i >> BLOCK_BITS == 0).count() > 10);
         assert_eq!(features(""), Features::default());
         assert_eq!(features(" \n\t "), Features::default());
+    }
+
+    #[test]
+    fn cjk_runs_become_character_pairs() {
+        let split = |t| {
+            let mut out = Vec::new();
+            split_cjk(t, &mut out);
+            out
+        };
+        assert_eq!(split("ignore"), ["ignore"]);
+        assert_eq!(split("忽略之前"), ["忽略", "略之", "之前"]);
+        assert_eq!(split("api密钥"), ["api", "密钥"]);
+        assert_eq!(split("の"), ["の"]);
+        assert_eq!(split("système"), ["système"]);
+        let f = features("忽略之前");
+        assert!(f.idx.contains(&bucket("之前".as_bytes(), 1)));
     }
 
     #[test]

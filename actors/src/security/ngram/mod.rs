@@ -12,8 +12,8 @@
 //! it blocks at [`THRESHOLD`] ([`DISCUSSION_THRESHOLD`] when the text reads
 //! as a discussion of attacks: an article *about* jailbreaks shares most
 //! n-grams with a jailbreak); when a soft or structural rule blocked, it
-//! withdraws the block if the whole text and the match's neighbourhood
-//! both score under [`VETO`]. Both values were chosen on sets left out of
+//! withdraws the block if the whole text, the match's neighbourhood and
+//! its sentence all score under [`VETO`]. Both values were chosen on sets left out of
 //! training.
 //!
 //! The model is trained by `kirocrew security train` on [`TRAINING_SETS`]
@@ -25,8 +25,8 @@
 //! and compiled in
 //! (`screen_model.bin`); a test retrains it from those files and checks
 //! the result matches, so the compiled-in weights always come from the
-//! committed data. The held-out sets (`heldout_v4.jsonl`,
-//! `heldout_v5.jsonl`) are never trained on.
+//! committed data. The held-out sets (`heldout_v4.jsonl` …
+//! `heldout_v7.jsonl`) are never trained on.
 
 pub mod features;
 pub mod model;
@@ -39,13 +39,14 @@ pub use model::{ModelError, NgramModel};
 pub use train::{train, Sample, TrainOptions};
 
 /// Probability at or above which the statistical layer blocks. Chosen on
-/// data not trained on: each of the twelve newer labelled sets left out in
-/// turn (train on the rest, score it; pooled over the folds, with the
-/// rules and [`VETO`]: recall 0.794 / FPR 0.032 at 0.75, 0.806 / 0.036 at
-/// 0.70, 0.769 / 0.027 at 0.80) and the 2,760 real conversation turns and
-/// 760 questions of the LoCoMo benchmark (0.37 % of 6,280 scored texts
-/// blocked at 0.75, 0.56 % at 0.70): the lowest threshold keeping the
-/// folds' FPR near 0.03 and real conversation under half a percent.
+/// data not trained on: each of the seven newest labelled sets left out
+/// in turn (train on the rest, score it; pooled over the 2,819 texts of
+/// the folds, with the rules and [`VETO`]: recall 0.792 / FPR 0.050 at
+/// 0.75, 0.811 / 0.057 at 0.70, 0.768 / 0.044 at 0.80) and the 2,760
+/// real conversation turns and 760 questions of the LoCoMo benchmark
+/// (0.57 % of 6,280 scored texts blocked at 0.75, 0.72 % at 0.70): the
+/// lowest threshold keeping the folds' FPR under 0.05. (On the twelve
+/// sets before them, with less data, 0.75 was also the choice.)
 pub const THRESHOLD: f32 = 0.75;
 
 /// Probability under which the model withdraws a soft or structural
@@ -54,7 +55,13 @@ pub const THRESHOLD: f32 = 0.75;
 /// labelled sets, each left out in turn, texts the rules block that the
 /// model scores this low are mostly documentation, questions and reports
 /// that quote an attack phrase; the rules' own attacks it scores higher.
-pub const VETO: f32 = 0.2;
+/// 0.5 on the seven newest folds, with the matched sentence among the
+/// parts scored (see `screen.rs`): scoring the sentence too keeps an
+/// order hidden mid-way through a long note blocked (0.96 instead of
+/// 0.03) but withdraws fewer quoted phrases, 0.8 FPR points at an equal
+/// veto; at 0.5 the folds are back to 0.792 / 0.050 (0.794 / 0.049 at
+/// 0.3 without the sentence).
+pub const VETO: f32 = 0.5;
 
 /// The probability needed when the text reads as a discussion of attacks.
 pub const DISCUSSION_THRESHOLD: f32 = 0.95;
@@ -70,9 +77,11 @@ pub const MIN_WORDS: usize = 5;
 /// actors crate (`actors/`): the project's own labelled sets (each written
 /// by a different author with a different focus: documents, languages,
 /// roles and boundaries, obfuscation, subtle notes, hard benign texts,
-/// agent tool output, conversations, long documents, casual chat), then
-/// the public data.
-pub const TRAINING_SETS: [&str; 21] = [
+/// agent tool output, conversations, long documents, casual chat,
+/// careful override and exfiltration, CJK and Russian registers,
+/// structured memory, multilingual hard benign texts, indirect phrasing,
+/// Chinese and Japanese, European registers), then the public data.
+pub const TRAINING_SETS: [&str; 28] = [
     "tests/data/screening/dev.jsonl",
     "tests/data/screening/dev_v2.jsonl",
     "tests/data/screening/dev_v3.jsonl",
@@ -88,6 +97,13 @@ pub const TRAINING_SETS: [&str; 21] = [
     "tests/data/screening/dev_long_documents.jsonl",
     "tests/data/screening/dev_chat.jsonl",
     "tests/data/screening/dev_chat_multilingual.jsonl",
+    "tests/data/screening/dev_override_exfiltration.jsonl",
+    "tests/data/screening/dev_cjk_ru.jsonl",
+    "tests/data/screening/dev_structured_memory.jsonl",
+    "tests/data/screening/dev_hard_benign_multilingual.jsonl",
+    "tests/data/screening/dev_indirect.jsonl",
+    "tests/data/screening/dev_zh_ja.jsonl",
+    "tests/data/screening/dev_european.jsonl",
     "tests/data/screening/public/pyrit_jailbreak_templates.jsonl",
     "tests/data/screening/public/red_team_docs.jsonl",
     "tests/data/screening/public/llm_sdk_docs.jsonl",

@@ -14,6 +14,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::build::{earlier_only, named, rule, voided_pattern, ADDRESSEE, GAP};
+use super::prefilter::Prefilter;
 use super::rule::{Category, Rule, Strength};
 use super::vocab::{Vocab, LANGUAGES};
 
@@ -36,6 +37,8 @@ pub struct Table {
     pub each: Vec<Regex>,
     /// Each rule's same-sentence requirements.
     pub requires: Vec<Vec<Regex>>,
+    /// Which rules can match a view at all (one pass for the table).
+    pub prefilter: Prefilter,
 }
 
 /// The table, built on first use.
@@ -56,6 +59,12 @@ pub static TABLE: LazyLock<Table> = LazyLock::new(|| {
             .clone()
     };
     let each = rules.iter().map(|r| compile(&r.pattern)).collect();
+    let prefilter = Prefilter::new(
+        &rules
+            .iter()
+            .map(|r| ascii_boundaries(&r.pattern))
+            .collect::<Vec<_>>(),
+    );
     let requires = rules
         .iter()
         .map(|r| r.requires.iter().map(|p| compile(p)).collect())
@@ -64,6 +73,7 @@ pub static TABLE: LazyLock<Table> = LazyLock::new(|| {
         rules,
         each,
         requires,
+        prefilter,
     }
 });
 
@@ -351,6 +361,52 @@ mod tests {
         let n = names.len();
         names.dedup();
         assert_eq!(names.len(), n, "duplicate rule names");
+    }
+
+    #[test]
+    fn the_prefilter_skips_most_rules_on_ordinary_text() {
+        let t = &*TABLE;
+        assert!(
+            t.prefilter.filtered() * 4 >= t.rules.len() * 3,
+            "only {} of {} rules have a finite prefix set",
+            t.prefilter.filtered(),
+            t.rules.len()
+        );
+        let note = "the release review moved to thursday; bob has the notes.";
+        let run = t.prefilter.candidates(note).iter().filter(|&&c| c).count();
+        assert!(
+            run * 2 < t.rules.len(),
+            "{run} of {} rules run",
+            t.rules.len()
+        );
+    }
+
+    #[test]
+    fn the_prefilter_never_skips_a_rule_that_matches() {
+        use crate::security::normalize::{fold, plain};
+        let t = &*TABLE;
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/screening/");
+        let mut checked = 0;
+        for set in [
+            "dev.jsonl",
+            "dev_obfuscated.jsonl",
+            "dev_multilingual.jsonl",
+        ] {
+            let data = std::fs::read_to_string(format!("{dir}{set}")).expect(set);
+            for line in data.lines() {
+                let row: serde_json::Value = serde_json::from_str(line).expect("labelled row");
+                let text = plain(row["text"].as_str().expect("text"));
+                for view in std::iter::once(text.clone()).chain(fold(&text)) {
+                    let cand = t.prefilter.candidates(&view);
+                    for (idx, re) in t.each.iter().enumerate() {
+                        let name = t.rules[idx].name.as_str();
+                        assert!(!re.is_match(&view) || cand[idx], "{name} skipped on {view}");
+                        checked += usize::from(re.is_match(&view));
+                    }
+                }
+            }
+        }
+        assert!(checked > 500, "only {checked} matches checked");
     }
 
     #[test]
