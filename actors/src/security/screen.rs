@@ -444,7 +444,9 @@ mod tests {
         assert!(!withdrawn.blocked);
         assert!(withdrawn.discussion);
         assert_eq!(withdrawn.discussed, vec!["instruction_override"]);
-        assert_eq!(statistical_verdict(soft.clone(), Some(0.5), &policy), soft);
+        // Well above the veto the block stands, unchanged.
+        let unsure = Some(policy.veto + 0.3);
+        assert_eq!(statistical_verdict(soft.clone(), unsure, &policy), soft);
         // No score (hard rule, decoded run, short text): the block stands.
         assert_eq!(statistical_verdict(soft.clone(), None, &policy), soft);
     }
