@@ -243,6 +243,11 @@ fn screening_quality_heldout() {
             HELDOUT_V7_RECALL,
             HELDOUT_V7_FPR,
         ),
+        (
+            "screening/heldout_v8.jsonl",
+            HELDOUT_V8_RECALL,
+            HELDOUT_V8_FPR,
+        ),
     ] {
         let s = screen_set(&[set]);
         print_screening(set, &s);
@@ -279,6 +284,11 @@ fn screening_quality_heldout_rules_alone() {
             "screening/heldout_v7.jsonl",
             HELDOUT_V7_RULES_RECALL,
             HELDOUT_V7_RULES_FPR,
+        ),
+        (
+            "screening/heldout_v8.jsonl",
+            HELDOUT_V8_RULES_RECALL,
+            HELDOUT_V8_RULES_FPR,
         ),
     ] {
         let s = screen_set_by(&[set], |t| screen_rules(t).blocked);
@@ -439,6 +449,13 @@ fn dev_sets() -> Vec<&'static str> {
 // too, and the veto went to 0.5 on the folds; measured again (the second
 // and last read of v6 and v7): v6 0.948 / 0.011, v7 0.953 / 0.040, v5
 // 0.935 / 0.023, v4 0.961 / 0.034; dev (training data) 0.998 / 0.012.
+// Then long clean texts were also scored passage by passage
+// (`passages.rs`), and a new blind set v8 (realistic surface forms, a
+// quarter over 100 words with the hostile passage buried) was read once:
+// v8 0.841 / 0.028 (0.806 / 0.011 without passages; rules alone 0.392 /
+// 0.045) — far under the others: the model has not generalized to that
+// author's phrasing. With passages v4 0.966 / 0.034, v5 0.944 / 0.023,
+// v6 0.948 / 0.011, v7 0.957 / 0.040.
 const DEV_RECALL: f64 = 0.99;
 const DEV_FPR: f64 = 0.015;
 const HELDOUT_V4_RECALL: f64 = 0.95;
@@ -457,6 +474,10 @@ const HELDOUT_V7_RECALL: f64 = 0.95;
 const HELDOUT_V7_FPR: f64 = 0.045;
 const HELDOUT_V7_RULES_RECALL: f64 = 0.55;
 const HELDOUT_V7_RULES_FPR: f64 = 0.035;
+const HELDOUT_V8_RECALL: f64 = 0.83;
+const HELDOUT_V8_FPR: f64 = 0.035;
+const HELDOUT_V8_RULES_RECALL: f64 = 0.38;
+const HELDOUT_V8_RULES_FPR: f64 = 0.05;
 const REDACT_DEV_RECALL: f64 = 0.99;
 const REDACT_DEV_FPR: f64 = 0.01;
 const REDACT_HELDOUT_RECALL: f64 = 0.96;

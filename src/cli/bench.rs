@@ -26,6 +26,8 @@ pub enum BenchCommand {
     Context(super::bench_context::ContextArgs),
     /// Local chat model consolidations per minute and parse rate.
     Consolidate(super::bench_consolidate::ConsolidateArgs),
+    /// Local chat model thread-history summaries: seconds each, share usable.
+    Compress(super::bench_compress::CompressArgs),
     /// `hook claude-code` latency for UserPromptSubmit, process start included.
     Hooks(super::bench_hooks::HooksArgs),
     /// Operator console round trip, audit fan-out to 50 subscribers, and
@@ -187,6 +189,7 @@ pub(super) fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Locomo(args) => return super::bench_locomo::run(args),
         BenchCommand::Context(args) => return super::bench_context::run(args),
         BenchCommand::Consolidate(args) => return super::bench_consolidate::run(args),
+        BenchCommand::Compress(args) => return super::bench_compress::run(args),
         BenchCommand::Hooks(args) => return super::bench_hooks::run(args),
         BenchCommand::Console(args) => return super::bench_console::run(args),
         BenchCommand::Screening(args) => return super::bench_screening::run(args),

@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 use kirocrew_actors::embedder::{EmbedKind, EmbedderHandle};
 use kirocrew_actors::security::ngram::{self, NgramModel};
 use kirocrew_actors::security::screen::{
-    screen_parts, statistical_verdict, StatisticalPolicy, Verdict,
+    screen_parts_with, statistical_verdict, Passages, StatisticalPolicy, Verdict,
 };
 use kirocrew_actors::security::similarity::{
     best_match, combine, exemplars, SimilarityMatch, SimilarityPolicy,
@@ -41,6 +41,10 @@ pub struct ScreeningArgs {
     /// rules are measured.
     #[arg(long)]
     pub model: Option<PathBuf>,
+    /// Score long texts as a whole only, not also passage by passage
+    /// (what the passages add, for comparison).
+    #[arg(long)]
+    pub no_passages: bool,
     /// Print one JSON object as the last line.
     #[arg(long)]
     pub json: bool,
@@ -167,8 +171,14 @@ async fn nearest(
 const STATISTICAL_SWEEP: [f32; 8] = [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95];
 
 /// The rules' verdict and the statistical score of every row, by `model`.
-pub(super) fn screen_rows(rows: &[Row], model: Option<&NgramModel>) -> Vec<(Verdict, Option<f32>)> {
-    rows.iter().map(|r| screen_parts(&r.text, model)).collect()
+pub(super) fn screen_rows(
+    rows: &[Row],
+    model: Option<&NgramModel>,
+    scoring: Passages,
+) -> Vec<(Verdict, Option<f32>)> {
+    rows.iter()
+        .map(|r| screen_parts_with(&r.text, model, scoring))
+        .collect()
 }
 
 /// The report: the rules alone, the screen as writers run it (rules + the
@@ -241,7 +251,12 @@ pub(super) fn measure(
 pub(super) fn run(args: ScreeningArgs) -> anyhow::Result<std::process::ExitCode> {
     crate::telemetry::init(false, "warn");
     let rows = read_rows(&args.sets)?;
-    let parts = screen_rows(&rows, ngram::model());
+    let scoring = if args.no_passages {
+        Passages::Ignored
+    } else {
+        Passages::Scored
+    };
+    let parts = screen_rows(&rows, ngram::model(), scoring);
     let best = match &args.model {
         Some(model) => {
             if !model.is_file() {
@@ -322,7 +337,7 @@ mod tests {
             ),
             row("benign", "notes", "Buy milk on the way home."),
         ];
-        let parts = screen_rows(&rows, None);
+        let parts = screen_rows(&rows, None, Passages::Scored);
         let report = measure(&rows, &parts, None);
         assert_rate(&report["rules"]["recall"], 0.5);
         assert_rate(&report["rules"]["fpr"], 0.0);
@@ -339,7 +354,7 @@ mod tests {
             ),
             row("benign", "notes", "Buy milk on the way home."),
         ];
-        let parts = screen_rows(&rows, None);
+        let parts = screen_rows(&rows, None, Passages::Scored);
         let best = vec![
             Some(SimilarityMatch {
                 index: 0,

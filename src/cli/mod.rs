@@ -10,6 +10,7 @@
 //! memory.db": they ask the running daemon, which owns that state.
 
 mod bench;
+mod bench_compress;
 mod bench_console;
 mod bench_consolidate;
 mod bench_context;

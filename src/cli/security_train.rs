@@ -23,7 +23,9 @@ use clap::Args;
 use super::bench_screening::{measure, print_report, read_rows, screen_rows, Row};
 use kirocrew_actors::security::ngram::{self, train, NgramModel, Sample, TrainOptions};
 use kirocrew_actors::security::normalize::plain;
-use kirocrew_actors::security::screen::{statistical_verdict, StatisticalPolicy, Verdict};
+use kirocrew_actors::security::screen::{
+    statistical_verdict, Passages, StatisticalPolicy, Verdict,
+};
 
 /// Options of `kirocrew security train`.
 #[derive(Debug, Args)]
@@ -98,7 +100,7 @@ pub(super) fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     );
     if !args.checks.is_empty() {
         let check = read_rows(&args.checks)?;
-        let parts = screen_rows(&check, Some(&model));
+        let parts = screen_rows(&check, Some(&model), Passages::Scored);
         print_report(&measure(&check, &parts, None));
         if args.errors {
             print_errors(&check, &parts);

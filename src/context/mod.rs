@@ -38,6 +38,7 @@ mod skills;
 mod sources;
 mod supersede;
 
+pub(crate) use compress::{summarise, summary_request};
 pub use compress::{NoSummary, ThreadCompressor};
 pub use conduct::{CRITICAL_RULES, OPTIONS_HINT};
 pub use groups::{ContextGroups, GroupError};

@@ -3,25 +3,26 @@
 //! grammar-constrained generation per job until the backend closes.
 //!
 //! A job: render the chat with the model's template (ChatML when the GGUF
-//! has none), decode the prompt in one batch, then sample with the
-//! schema's grammar first in the chain (so only schema-shaped continuations
-//! are ever possible) and stop at an end-of-generation token. A run that
+//! has none), decode the prompt in one batch, then sample under the
+//! schema's grammar (checked lazily, `sampler.rs`: only schema-shaped
+//! continuations are ever accepted) and stop at an end-of-generation token. A run that
 //! reaches the token limit first is [`LlmError::Truncated`]: a grammar can
 //! only guarantee valid JSON once its root rule is complete, so a cut
 //! answer is never passed on (shared/models/README.md, "Verification").
 
 use std::num::NonZeroU32;
 use std::sync::mpsc;
+use std::time::Instant;
 
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_backend::LlamaBackend;
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
-use llama_cpp_2::sampling::LlamaSampler;
 
 use super::client::{LlmError, LlmRequest};
 use super::grammar::schema_grammar;
+use super::sampler::{GrammarSampler, Sampling};
 use crate::model_loader::{report_ready, WorkerReady};
 
 /// Tokens kept free for the answer at the least.
@@ -100,34 +101,49 @@ fn generate(
         )));
     }
     let budget = (request.max_tokens as usize).min(n_ctx - tokens.len());
-    let grammar_sampler = LlamaSampler::grammar(model, &grammar, "root").map_err(generation)?;
-    let mut sampler = if settings.temperature > 0.0 {
-        LlamaSampler::chain_simple([
-            grammar_sampler,
-            LlamaSampler::top_k(40),
-            LlamaSampler::temp(settings.temperature),
-            LlamaSampler::dist(settings.seed),
-        ])
-    } else {
-        LlamaSampler::chain_simple([grammar_sampler, LlamaSampler::greedy()])
-    };
+    let mut sampler = GrammarSampler::new(
+        model,
+        &grammar,
+        Sampling {
+            temperature: settings.temperature,
+            seed: settings.seed,
+        },
+    )?;
+    let started = Instant::now();
     ctx.clear_kv_cache();
     let mut batch = LlamaBatch::new(n_ctx, 1);
     batch.add_sequence(&tokens, 0, false).map_err(generation)?;
     ctx.decode(&mut batch).map_err(generation)?;
+    let prompt_done = Instant::now();
     let mut bytes = Vec::new();
     let start = i32::try_from(tokens.len()).map_err(generation)?;
-    for pos in (start..).take(budget) {
-        // `sample` also accepts the token (the grammar advances).
-        let token = sampler.sample(ctx, batch.n_tokens() - 1);
+    let mut generated = 0usize;
+    let outcome = loop {
+        if generated == budget {
+            break Err(LlmError::Truncated);
+        }
+        let token = sampler.sample(ctx, batch.n_tokens() - 1)?;
         if vocab.is_eog(token) {
-            return String::from_utf8(bytes)
+            break String::from_utf8(std::mem::take(&mut bytes))
                 .map_err(|e| LlmError::Malformed(format!("answer is not UTF-8: {e}")));
         }
         bytes.extend(vocab.token_to_piece(token, false, None));
         batch.clear();
+        let pos = start + i32::try_from(generated).map_err(generation)?;
         batch.add(token, pos, &[0], true).map_err(generation)?;
         ctx.decode(&mut batch).map_err(generation)?;
-    }
-    Err(LlmError::Truncated)
+        generated += 1;
+    };
+    // Where a slow answer's time went: the prompt (quadratic in its
+    // length) or the answer (linear in its tokens).
+    tracing::debug!(
+        prompt_tokens = tokens.len(),
+        prompt_ms = (prompt_done - started).as_millis() as u64,
+        answer_tokens = generated,
+        answer_ms = prompt_done.elapsed().as_millis() as u64,
+        grammar_resampled = sampler.resampled,
+        truncated = matches!(outcome, Err(LlmError::Truncated)),
+        "chat generation"
+    );
+    outcome
 }

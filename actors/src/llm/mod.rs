@@ -3,7 +3,7 @@
 //! Not an actor: [`LlmClient`] is one blocking, schema-constrained chat
 //! completion, with two real backends (spec: "Consolidation"; issue 14):
 //!
-//! - [`LocalChat`] (`local.rs`, `generate.rs`): a chat GGUF run in process
+//! - [`LocalChat`] (`local.rs`, `generate.rs`, `sampler.rs`): a chat GGUF run in process
 //!   by llama.cpp with a GBNF grammar derived from the answer's JSON Schema
 //!   (`grammar.rs`) — the default, so consolidation needs no server;
 //! - [`OpenAiClient`] (`openai.rs`): an OpenAI-compatible
@@ -22,6 +22,7 @@ mod generate;
 pub mod grammar;
 mod local;
 mod openai;
+mod sampler;
 
 pub use client::{LlmClient, LlmError, LlmRequest, ModelInfo, SharedLlm};
 pub use default_model::{

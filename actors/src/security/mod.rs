@@ -42,6 +42,7 @@ pub mod inspect;
 pub mod mention;
 pub mod ngram;
 pub mod normalize;
+pub mod passages;
 pub mod redact;
 pub mod rules;
 pub mod screen;
@@ -53,8 +54,8 @@ pub use inspect::{inspect, Finding, FindingKind};
 pub use redact::{credential_kinds, redact, redact_credentials, SNIPPET_CHARS};
 pub use rules::rule::{Category, Rule};
 pub use screen::{
-    find_injection, find_injection_in_json, screen, screen_json, screen_parts, screen_rules,
-    statistical_verdict, Layer, StatisticalPolicy, Verdict,
+    find_injection, find_injection_in_json, screen, screen_json, screen_parts, screen_parts_with,
+    screen_rules, statistical_verdict, Layer, StatisticalPolicy, Verdict,
 };
 pub use similarity::{best_match, combine, exemplars, Exemplar, SimilarityMatch, SimilarityPolicy};
 

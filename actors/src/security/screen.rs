@@ -6,7 +6,9 @@
 //! excuse blocks. Decoded segments get no discussion guard: nobody quotes
 //! an article in base64. The n-gram model (`ngram/`) then has the last
 //! word both ways: it blocks a text no rule matched when it is confident
-//! (more so for a discussion), and it withdraws a soft or structural
+//! (more so for a discussion; a long text is also scored passage by
+//! passage, `passages.rs`, so one hostile paragraph is not outvoted by the
+//! rest), and it withdraws a soft or structural
 //! rule's block when the whole text, the match's neighbourhood and its
 //! sentence all read as confidently benign — a phrase rule cannot tell a how-to about
 //! `[INST]` or a red-team test plan from the attack it quotes, the model,
@@ -20,6 +22,7 @@ use super::decode::decoded_segments;
 use super::mention::is_mention;
 use super::ngram::{self, NgramModel};
 use super::normalize::{fold, plain};
+use super::passages;
 use super::rules::rule::{Category, Strength, Within};
 use super::rules::table::{Table, TABLE};
 use super::speech::{frames_discussion, is_discussion};
@@ -216,6 +219,25 @@ pub fn screen_rules(text: &str) -> Verdict {
 /// whole text's, the match's neighbourhood's and its sentence's (see
 /// [`statistical_verdict`]).
 pub fn screen_parts(text: &str, model: Option<&NgramModel>) -> (Verdict, Option<f32>) {
+    screen_parts_with(text, model, Passages::Scored)
+}
+
+/// Whether a clean long text's passages are scored too (see
+/// `passages.rs`); `Ignored` is for the bench's comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Passages {
+    /// The highest of the whole text's and its passages' probabilities.
+    Scored,
+    /// The whole text's only.
+    Ignored,
+}
+
+/// [`screen_parts`], choosing whether passages are scored.
+pub fn screen_parts_with(
+    text: &str,
+    model: Option<&NgramModel>,
+    scoring: Passages,
+) -> (Verdict, Option<f32>) {
     let table = &*TABLE;
     let mut discussed = Vec::new();
     let normalized = plain(text);
@@ -271,10 +293,18 @@ pub fn screen_parts(text: &str, model: Option<&NgramModel>) -> (Verdict, Option<
     let discussion = !discussed.is_empty() || frames_discussion(&normalized);
     // Both views: folding undoes obfuscation the model never saw in
     // training, but can also blur an ordinary text, so the higher counts.
-    (
-        Verdict::clean(discussed, discussion),
-        whole(folded.as_ref()),
-    )
+    // Passages of the normalized view only: the folded one is a fallback
+    // for obfuscation, not a second chance at every paragraph.
+    let score = whole(folded.as_ref());
+    let score = match (scoring, model) {
+        (Passages::Scored, Some(m)) => passages::passages(&normalized)
+            .into_iter()
+            .filter_map(|p| ngram::score_with(m, p))
+            .chain(score)
+            .reduce(f32::max),
+        _ => score,
+    };
+    (Verdict::clean(discussed, discussion), score)
 }
 
 /// Characters of context on each side of a match that the model judges
