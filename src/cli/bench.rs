@@ -38,6 +38,30 @@ pub enum BenchCommand {
     Screening(super::bench_screening::ScreeningArgs),
 }
 
+/// The chat runs of a bench (`bench consolidate`, `bench compress`) that
+/// gave nothing usable, told apart: a run cut at the token cap says the
+/// model looped or the cap is low, any other failure says something broke.
+#[derive(Debug, Default)]
+pub(super) struct FailedRuns {
+    /// Runs that reached the token cap.
+    pub(super) truncated: usize,
+    /// Runs that failed otherwise (or whose answer was refused).
+    pub(super) failed: usize,
+}
+
+impl FailedRuns {
+    /// Counts `error` and says what happened, for the run's line.
+    pub(super) fn record(&mut self, error: &kirocrew_actors::llm::LlmError) -> String {
+        if matches!(error, kirocrew_actors::llm::LlmError::Truncated) {
+            self.truncated += 1;
+            "truncated".to_owned()
+        } else {
+            self.failed += 1;
+            format!("failed: {error}")
+        }
+    }
+}
+
 /// Options of `kirocrew bench embed`.
 #[derive(Debug, Args)]
 pub struct EmbedArgs {
@@ -300,5 +324,15 @@ mod tests {
         assert!(long.iter().all(|t| t.len() == 2000));
         let distinct: std::collections::HashSet<_> = long.iter().collect();
         assert_eq!(distinct.len(), BATCH);
+    }
+
+    #[test]
+    fn failed_runs_tell_a_cut_answer_from_a_broken_one() {
+        use kirocrew_actors::llm::LlmError;
+        let mut runs = FailedRuns::default();
+        assert_eq!(runs.record(&LlmError::Truncated), "truncated");
+        let line = runs.record(&LlmError::Malformed("not JSON".to_owned()));
+        assert!(line.starts_with("failed: "), "{line}");
+        assert_eq!((runs.truncated, runs.failed), (1, 1));
     }
 }

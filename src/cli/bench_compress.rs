@@ -15,7 +15,9 @@ use anyhow::bail;
 use clap::Args;
 use serde_json::json;
 
-use kirocrew_actors::llm::{LlmClient, LlmError, LocalChat, LocalChatConfig};
+use kirocrew_actors::llm::{LlmClient, LocalChat, LocalChatConfig};
+
+use super::bench::FailedRuns;
 
 use crate::context::{summarise, summary_request, HistoryMessage};
 
@@ -95,7 +97,8 @@ pub(super) fn run(args: CompressArgs) -> anyhow::Result<ExitCode> {
     if !chat.wait_ready(Duration::from_secs(300)) {
         bail!("the chat model did not load: {:?}", chat.info().error);
     }
-    let (mut summaries, mut truncated, mut failed) = (0usize, 0usize, 0usize);
+    let mut summaries = 0usize;
+    let mut failures = FailedRuns::default();
     let (mut total, mut worst, mut chars) = (0.0f64, 0.0f64, 0usize);
     for i in 0..args.runs {
         let varied = i % 2 == 0;
@@ -104,20 +107,14 @@ pub(super) fn run(args: CompressArgs) -> anyhow::Result<ExitCode> {
         let outcome = match summarise(&chat, &request, args.budget) {
             Ok(summary) => {
                 summaries += 1;
-                chars += summary.chars().count();
+                let n = summary.chars().count();
+                chars += n;
                 // An excerpt, so a reader sees what came back, not only
                 // how much: a looping model also fills its budget.
                 let excerpt: String = summary.chars().take(160).collect();
-                format!("{} chars: {excerpt:?}", summary.chars().count())
+                format!("{n} chars: {excerpt:?}")
             }
-            Err(LlmError::Truncated) => {
-                truncated += 1;
-                "truncated".to_owned()
-            }
-            Err(e) => {
-                failed += 1;
-                format!("failed: {e}")
-            }
+            Err(e) => failures.record(&e),
         };
         let secs = t.elapsed().as_secs_f64();
         total += secs;
@@ -125,6 +122,7 @@ pub(super) fn run(args: CompressArgs) -> anyhow::Result<ExitCode> {
         let kind = if varied { "varied" } else { "repetitive" };
         println!("run {} {kind}: {outcome} in {secs:.1} s", i + 1);
     }
+    let FailedRuns { truncated, failed } = failures;
     let runs = args.runs.max(1) as f64;
     let mean_chars = chars as f64 / summaries.max(1) as f64;
     println!(

@@ -17,8 +17,10 @@ use serde_json::json;
 
 use kirocrew_actors::consolidator::prompt::{system_prompt, user_prompt};
 use kirocrew_actors::consolidator::{answer_schema, apply_caps, parse_answer, ConsolidationPath};
-use kirocrew_actors::llm::{LlmClient, LlmError, LlmRequest, LocalChat, LocalChatConfig};
+use kirocrew_actors::llm::{LlmClient, LlmRequest, LocalChat, LocalChatConfig};
 use kirocrew_actors::transcripts::{Role, Turn};
+
+use super::bench::FailedRuns;
 
 /// Options of `kirocrew bench consolidate`.
 #[derive(Debug, Args)]
@@ -82,7 +84,8 @@ pub(super) fn run(args: ConsolidateArgs) -> anyhow::Result<ExitCode> {
         bail!("the chat model did not load: {:?}", chat.info().error);
     }
     let turns = session();
-    let (mut parsed, mut truncated, mut failed) = (0, 0, 0);
+    let mut parsed = 0;
+    let mut failures = FailedRuns::default();
     let started = Instant::now();
     for i in 0..args.runs {
         let (path, markdown) = if i % 2 == 0 {
@@ -106,18 +109,11 @@ pub(super) fn run(args: ConsolidateArgs) -> anyhow::Result<ExitCode> {
                     "parsed".to_owned()
                 }
                 Err(e) => {
-                    failed += 1;
+                    failures.failed += 1;
                     format!("refused: {e}")
                 }
             },
-            Err(LlmError::Truncated) => {
-                truncated += 1;
-                "truncated".to_owned()
-            }
-            Err(e) => {
-                failed += 1;
-                format!("failed: {e}")
-            }
+            Err(e) => failures.record(&e),
         };
         println!(
             "run {} {:?}: {outcome} in {:.1} s",
@@ -129,6 +125,7 @@ pub(super) fn run(args: ConsolidateArgs) -> anyhow::Result<ExitCode> {
     let secs = started.elapsed().as_secs_f64();
     let runs = args.runs.max(1) as f64;
     let per_minute = 60.0 * runs / secs.max(1e-9);
+    let FailedRuns { truncated, failed } = failures;
     println!(
         "{} runs: {parsed} parsed, {truncated} truncated, {failed} failed; {per_minute:.2} consolidations/min ({:.1} s each)",
         args.runs,
