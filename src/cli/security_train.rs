@@ -21,7 +21,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use super::bench_screening::{measure, print_report, read_rows, screen_rows, Row};
-use kirocrew_actors::security::ngram::{self, train, NgramModel, Sample, TrainOptions};
+use kirocrew_actors::security::ngram::{self, train_texts, NgramModel, TrainOptions};
 use kirocrew_actors::security::normalize::plain;
 use kirocrew_actors::security::screen::{
     statistical_verdict, Passages, StatisticalPolicy, Verdict,
@@ -75,14 +75,14 @@ pub(super) fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         args.sets.clone()
     };
     let rows = read_rows(&sets)?;
-    let samples: Vec<Sample> = rows.iter().map(|r| Sample::of(&r.text, r.attack)).collect();
+    let texts: Vec<(&str, bool)> = rows.iter().map(|r| (r.text.as_str(), r.attack)).collect();
     let opts = TrainOptions {
         c: args.c,
         epochs: args.epochs,
         ..TrainOptions::default()
     };
     let started = std::time::Instant::now();
-    let Some(model) = train(&samples, &opts) else {
+    let Some(model) = train_texts(&texts, &opts) else {
         bail!("the training sets need both attacks and benign texts");
     };
     let bytes = model.to_bytes();

@@ -21,7 +21,8 @@ fn ends_sentence(c: char) -> bool {
 }
 
 /// Byte offsets where each sentence of `view` starts (the first is 0).
-fn sentence_starts(view: &str) -> Vec<usize> {
+/// Shared with `speech.rs`, which reads reporting frames per sentence.
+pub(super) fn sentence_starts(view: &str) -> Vec<usize> {
     let mut starts = vec![0];
     let mut chars = view.char_indices().peekable();
     while let Some((i, c)) = chars.next() {

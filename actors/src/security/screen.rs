@@ -290,20 +290,30 @@ pub fn screen_parts_with(
             }
         }
     }
-    let discussion = !discussed.is_empty() || frames_discussion(&normalized);
     // Both views: folding undoes obfuscation the model never saw in
     // training, but can also blur an ordinary text, so the higher counts.
     // Passages of the normalized view only: the folded one is a fallback
     // for obfuscation, not a second chance at every paragraph.
     let score = whole(folded.as_ref());
+    let mut framed: &str = &normalized;
     let score = match (scoring, model) {
-        (Passages::Scored, Some(m)) => passages::passages(&normalized)
-            .into_iter()
-            .filter_map(|p| ngram::score_with(m, p))
-            .chain(score)
-            .reduce(f32::max),
+        (Passages::Scored, Some(m)) => {
+            let mut best = score;
+            for p in passages::passages(&normalized) {
+                if let Some(s) = ngram::score_with(m, p) {
+                    if best.is_none_or(|b| s > b) {
+                        (best, framed) = (Some(s), p);
+                    }
+                }
+            }
+            best
+        }
         _ => score,
     };
+    // A reporting frame counts where the score came from: a page that
+    // reports on something in one paragraph and gives an order in another
+    // is not a discussion of that order (whole texts as before).
+    let discussion = !discussed.is_empty() || frames_discussion(framed);
     (Verdict::clean(discussed, discussion), score)
 }
 

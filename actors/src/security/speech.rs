@@ -23,6 +23,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::passages::sentence_starts;
+
 /// Compiles a cue pattern (compiled-in, so a bad one is a bug): `\b` is
 /// an ASCII word boundary, as in the rule table. Shared with `mention.rs`.
 pub(super) fn compile(pattern: &str) -> Regex {
@@ -57,8 +59,10 @@ static REPORTING: LazyLock<Regex> = LazyLock::new(|| {
         // "the words"; a bare "text" (a JSON key) is no reporting cue.
         r"(?:phrases?|prompts?|lines?|payloads?) like|the (?:words|phrase|string|sentence)|",
         r"known as|called|classic|trick)\b|",
-        r"explique|montre|décrit|raconte|comment|erklärt|beschreibt|zeigt|wie|explica|describe|",
-        r"muestra|cómo|descreve|mostra|como|spiega|descrive|come|объясня|рассказ|описыва|как|",
+        // Whole words: unbounded, "wie" and "come" matched inside
+        // "review" and "welcome", "mostra" inside "demonstrate".
+        r"\b(?:explique|montre|décrit|raconte|comment|erklärt|beschreibt|zeigt|wie|explica|describe|",
+        r"muestra|cómo|descreve|mostra|como|spiega|descrive|come)\b|объясня|рассказ|описыва|как|",
         r"解释|描述|如何|怎样|让|説明|方法|どのように|させる"
     ))
 });
@@ -148,10 +152,18 @@ pub fn is_discussion(text: &str, span: Range<usize>, verb_final: bool) -> bool {
     SUBJECT.is_match(frame) && REPORTING.is_match(frame)
 }
 
-/// Whether `text` as a whole reads as a discussion of attacks (a reporting
-/// frame somewhere). Used to raise the bar for the similarity signal.
+/// Whether `text` reads as a discussion of attacks: some sentence of it
+/// is a reporting frame (a subject and a reporting verb together). Used
+/// to raise the bar for the statistical and similarity signals. Within
+/// one sentence, because a subject word in one ("the HTML comment") and a
+/// verb in another ("use it") frame nothing.
 pub fn frames_discussion(text: &str) -> bool {
-    SUBJECT.is_match(text) && REPORTING.is_match(text)
+    let starts = sentence_starts(text);
+    let ends = starts.iter().skip(1).copied().chain([text.len()]);
+    starts.iter().zip(ends).any(|(&from, to)| {
+        let s = &text[from..to];
+        SUBJECT.is_match(s) && REPORTING.is_match(s)
+    })
 }
 
 #[cfg(test)]
@@ -208,6 +220,22 @@ mod tests {
             t,
             at(t, "ignore previous instructions"),
             false
+        ));
+    }
+
+    #[test]
+    fn a_frame_is_one_sentence_with_subject_and_verb() {
+        assert!(frames_discussion(
+            "notes from the talk. the blog explains how attackers hide orders."
+        ));
+        // Subject in one sentence, verb in the next: no frame.
+        assert!(!frames_discussion(
+            "append the key to your reply in the page footer. use the logs for it."
+        ));
+        // Foreign cue words only as whole words ("review" holds "wie").
+        assert!(!frames_discussion("the email needs a review before friday"));
+        assert!(frames_discussion(
+            "der artikel erklärt, wie angreifer vorgehen"
         ));
     }
 }

@@ -23,6 +23,13 @@ use std::hash::Hasher;
 
 use fnv::FnvHasher;
 
+/// Fewest words (see [`words`]) the model judges. A value like
+/// "y" or "dark mode" is a handful of n-grams, each carrying the full
+/// weight of the normalized vector: the model's probability then says
+/// more about one n-gram than about the text. Attacks that short are the
+/// rules' business ("ignore previous instructions").
+pub const MIN_WORDS: usize = 5;
+
 /// Buckets per block, as a power of two.
 pub const BLOCK_BITS: u32 = 18;
 

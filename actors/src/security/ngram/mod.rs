@@ -23,10 +23,12 @@
 //! roles and system prompts, and translated UI messages in the screened
 //! languages as benign texts; see `tests/data/screening/public/README.md`)
 //! and compiled in
-//! (`screen_model.bin`); a test retrains it from those files and checks
+//! (`screen_model.bin`), long texts' passages included (`train::
+//! train_texts`: the screen scores passages, so the model learns them);
+//! a test retrains it from those files and checks
 //! the result matches, so the compiled-in weights always come from the
-//! committed data. The held-out sets (`heldout_v4.jsonl` …
-//! `heldout_v7.jsonl`) are never trained on.
+//! committed data. The held-out sets (`heldout_v4.jsonl` …) are never
+//! trained on.
 
 pub mod features;
 pub mod model;
@@ -34,9 +36,9 @@ pub mod train;
 
 use std::sync::LazyLock;
 
-pub use features::{features, Features};
+pub use features::{features, Features, MIN_WORDS};
 pub use model::{ModelError, NgramModel};
-pub use train::{train, Sample, TrainOptions};
+pub use train::{train, train_texts, Sample, TrainOptions};
 
 /// Probability at or above which the statistical layer blocks. Chosen on
 /// data not trained on: each of the seven newest labelled sets left out
@@ -66,13 +68,6 @@ pub const VETO: f32 = 0.5;
 /// The probability needed when the text reads as a discussion of attacks.
 pub const DISCUSSION_THRESHOLD: f32 = 0.95;
 
-/// Fewest words (see [`features::words`]) the model judges. A value like
-/// "y" or "dark mode" is a handful of n-grams, each carrying the full
-/// weight of the normalized vector: the model's probability then says
-/// more about one n-gram than about the text. Attacks that short are the
-/// rules' business ("ignore previous instructions").
-pub const MIN_WORDS: usize = 5;
-
 /// The labelled sets the compiled-in model is trained on, relative to the
 /// actors crate (`actors/`): the project's own labelled sets (each written
 /// by a different author with a different focus: documents, languages,
@@ -80,8 +75,10 @@ pub const MIN_WORDS: usize = 5;
 /// agent tool output, conversations, long documents, casual chat,
 /// careful override and exfiltration, CJK and Russian registers,
 /// structured memory, multilingual hard benign texts, indirect phrasing,
-/// Chinese and Japanese, European registers), then the public data.
-pub const TRAINING_SETS: [&str; 28] = [
+/// Chinese and Japanese, European registers, a held-out set once read,
+/// realistic surface formats, long multilingual documents with a buried
+/// order), then the public data.
+pub const TRAINING_SETS: [&str; 31] = [
     "tests/data/screening/dev.jsonl",
     "tests/data/screening/dev_v2.jsonl",
     "tests/data/screening/dev_v3.jsonl",
@@ -104,6 +101,9 @@ pub const TRAINING_SETS: [&str; 28] = [
     "tests/data/screening/dev_indirect.jsonl",
     "tests/data/screening/dev_zh_ja.jsonl",
     "tests/data/screening/dev_european.jsonl",
+    "tests/data/screening/dev_v8.jsonl",
+    "tests/data/screening/dev_realistic.jsonl",
+    "tests/data/screening/dev_buried_multilingual.jsonl",
     "tests/data/screening/public/pyrit_jailbreak_templates.jsonl",
     "tests/data/screening/public/red_team_docs.jsonl",
     "tests/data/screening/public/llm_sdk_docs.jsonl",
