@@ -504,7 +504,10 @@ async fn a_superseded_semantic_value_retires_only_rows_that_state_it() {
     };
     store.write_semantic(toggle("zsh")).await.unwrap();
     let short = store
-        .write_episodic(write("The user's login shell is zsh with plugins.", 0.5))
+        .write_episodic(write(
+            "The login shell on the laptop is zsh with plugins.",
+            0.5,
+        ))
         .await
         .unwrap();
     store.write_semantic(toggle("fish")).await.unwrap();

@@ -12,7 +12,9 @@
 //! rule's block when the whole text, the match's neighbourhood and its
 //! sentence all read as confidently benign — a phrase rule cannot tell a how-to about
 //! `[INST]` or a red-team test plan from the attack it quotes, the model,
-//! trained on both, mostly can. Hard rules always stand.
+//! trained on both, mostly can. Soft, structural and forgery rules may be
+//! withdrawn; hard rules (a concrete exfiltration destination) always
+//! stand.
 
 use std::ops::Range;
 
@@ -107,8 +109,8 @@ struct Hit {
     /// Where in the view it matched.
     span: Range<usize>,
     /// Whether the statistical model may withdraw it (see
-    /// [`StatisticalPolicy::veto`]): soft and structural rules, not hard
-    /// ones.
+    /// [`StatisticalPolicy::veto`]): soft, structural and forgery rules,
+    /// not hard ones.
     vetoable: bool,
 }
 
@@ -138,7 +140,7 @@ fn scan(
                         let next = re.find_at(view, m.end()).map(|n| n.start());
                         is_mention(view, m.range(), next)
                     }
-                    Strength::Hard => false,
+                    Strength::Hard | Strength::Forgery => false,
                 };
             if excused {
                 if !discussed.contains(&name) {

@@ -15,8 +15,9 @@
 //!
 //! A match at the start of a clause (after `:` or at the sentence start) is
 //! never discussion: "The blog says: ignore previous instructions" still
-//! blocks. Hard rules (structural tokens, concrete exfiltration
-//! destinations) bypass this guard entirely; see `rules/rule.rs`.
+//! blocks. Hard and forgery rules (concrete exfiltration destinations,
+//! forged turns and headers) bypass this guard entirely; see
+//! `rules/rule.rs`.
 
 use std::ops::Range;
 use std::sync::LazyLock;

@@ -51,9 +51,9 @@ pub use train::{train, train_texts, Sample, TrainOptions};
 /// sets before them, with less data, 0.75 was also the choice.)
 pub const THRESHOLD: f32 = 0.75;
 
-/// Probability under which the model withdraws a soft or structural
-/// rule's block (hard rules — concrete exfiltration destinations, forged
-/// turns — and matches in decoded segments always stand). Why: on the
+/// Probability under which the model withdraws a soft, structural or
+/// forgery rule's block (hard rules — concrete exfiltration destinations —
+/// and matches in decoded segments always stand). Why: on the
 /// labelled sets, each left out in turn, texts the rules block that the
 /// model scores this low are mostly documentation, questions and reports
 /// that quote an attack phrase; the rules' own attacks it scores higher.
@@ -62,11 +62,21 @@ pub const THRESHOLD: f32 = 0.75;
 /// order hidden mid-way through a long note blocked (0.96 instead of
 /// 0.03) but withdraws fewer quoted phrases, 0.8 FPR points at an equal
 /// veto; at 0.5 the folds are back to 0.792 / 0.050 (0.794 / 0.049 at
-/// 0.3 without the sentence).
+/// 0.3 without the sentence). Forged headers, turns and image beacons
+/// became withdrawable later (`Strength::Forgery`): on the ten newest
+/// folds FPR 0.065 → 0.054, recall 0.842 → 0.841 (one forged transcript
+/// scored 0.45).
 pub const VETO: f32 = 0.5;
 
-/// The probability needed when the text reads as a discussion of attacks.
-pub const DISCUSSION_THRESHOLD: f32 = 0.95;
+/// The probability needed when the text reads as a discussion of attacks
+/// (a guarded rule match or a reporting frame, see `speech.rs`). Chosen on
+/// the ten newest folds at [`THRESHOLD`] 0.75: recall 0.834 at 0.95,
+/// 0.837 at 0.9, 0.842 at 0.8, 0.843 at 0.75, FPR 0.065 throughout but
+/// 0.067 at 0.75; the LoCoMo turns, questions and windows were blocked at
+/// 0.5 % for every value from 0.75 to 0.95. The frame still counts, a
+/// little: a page that reports on attacks in some paragraph is often
+/// near the threshold on its own words.
+pub const DISCUSSION_THRESHOLD: f32 = 0.8;
 
 /// The labelled sets the compiled-in model is trained on, relative to the
 /// actors crate (`actors/`): the project's own labelled sets (each written
@@ -77,8 +87,10 @@ pub const DISCUSSION_THRESHOLD: f32 = 0.95;
 /// structured memory, multilingual hard benign texts, indirect phrasing,
 /// Chinese and Japanese, European registers, a held-out set once read,
 /// realistic surface formats, long multilingual documents with a buried
+/// order, a second held-out set once read, native registers in eight
+/// languages, documents that discuss attacks next to ones that give the
 /// order), then the public data.
-pub const TRAINING_SETS: [&str; 31] = [
+pub const TRAINING_SETS: [&str; 34] = [
     "tests/data/screening/dev.jsonl",
     "tests/data/screening/dev_v2.jsonl",
     "tests/data/screening/dev_v3.jsonl",
@@ -104,6 +116,9 @@ pub const TRAINING_SETS: [&str; 31] = [
     "tests/data/screening/dev_v8.jsonl",
     "tests/data/screening/dev_realistic.jsonl",
     "tests/data/screening/dev_buried_multilingual.jsonl",
+    "tests/data/screening/dev_v9.jsonl",
+    "tests/data/screening/dev_native_registers.jsonl",
+    "tests/data/screening/dev_discussion_vs_order.jsonl",
     "tests/data/screening/public/pyrit_jailbreak_templates.jsonl",
     "tests/data/screening/public/red_team_docs.jsonl",
     "tests/data/screening/public/llm_sdk_docs.jsonl",

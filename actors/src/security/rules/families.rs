@@ -179,7 +179,7 @@ pub(super) fn structural_families() -> Vec<Rule> {
             s(
                 "bracket_role_header",
                 BoundaryForgery,
-                Hard,
+                Forgery,
                 format!(r"(?:\[|【|［)\s*(?:{ROLE_WORDS})(?:\s+\w+)?\s*(?:\]|】|］)"),
             ),
             Within::Text,
@@ -189,7 +189,7 @@ pub(super) fn structural_families() -> Vec<Rule> {
             s(
                 "instruction_template",
                 BoundaryForgery,
-                Hard,
+                Forgery,
                 r"(?m)^\s*#{2,}\s*(?:instruction|instrução|instruccion|instrucción|istruzione|anweisung|инструкция|指示|指令|consigne|system)\s*(?:\([^)\n]{0,20}\))?\s*[:：]?\s*$".to_owned(),
             ),
             Within::Text,
@@ -198,7 +198,7 @@ pub(super) fn structural_families() -> Vec<Rule> {
         s(
             "system_turn_forgery",
             BoundaryForgery,
-            Hard,
+            Forgery,
             format!(
                 r#""role"\s*:\s*"system"\s*,\s*"content"\s*:\s*"[^"]{{0,300}}?(?:{safety}|(?:new |nuova |nueva |nouvelle |neue |nova )?(?:policy|política|politique|richtlinie)\s*[:：]|update\s*[:：]|comply with (?:every|all|any)|without exception|sans exception|sin excepción|sem exceção|senza eccezion|ohne ausnahme|без исключени|无条件|unconditionally|insert a link|include a link|inserisci un link)|"role"\s*:\s*"(?:user|assistant)"[\s\S]{{0,500}}?"role"\s*:\s*"system"|</[\w-]{{1,30}}>\s*<(?:message|turn)\s+role\s*=\s*"system""#,
                 safety = alternation(|c| c.safety_off)
@@ -207,13 +207,13 @@ pub(super) fn structural_families() -> Vec<Rule> {
         s(
             "tag_turn_forgery",
             BoundaryForgery,
-            Hard,
+            Forgery,
             r"</[\w-]{1,30}>\s*<(?:system|assistant|developer|sys|instructions?|assistant_instructions|system_prompt|system_message|sistema|système|система|システム|系统)[\w-]*>|<(?:system_prompt|system_message|assistant_instructions|sistema|système|система)>[^<>]{0,300}?\S\s+\S+\s+\S".to_owned(),
         ),
         s(
             "transcript_forgery",
             BoundaryForgery,
-            Hard,
+            Forgery,
             concat!(
                 r"(?m)^\s*(?:user|human|usuario|usuário|utilisateur|benutzer|nutzer|utente|пользователь|ユーザー|用户)\s*[:：][^\n]*\n",
                 r"\s*(?:assistant|ai|bot|asistente|assistente|ассистент|アシスタント|助手)\s*[:：][^\n]*\n",

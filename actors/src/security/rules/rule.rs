@@ -36,9 +36,19 @@ impl Category {
 pub enum Strength {
     /// Quoted or reported speech does not block (most phrasing rules).
     Soft,
-    /// Always blocks: concrete exfiltration destinations and forged turn
-    /// structure act on the model whatever sentence frames them.
+    /// Always blocks: a concrete exfiltration destination next to a secret
+    /// and a send verb is an order to leak however the sentence frames it.
     Hard,
+    /// Forged prompt structure (a `[SYSTEM]` header, a `</context><system>`
+    /// turn, a fake transcript) or an image beacon: no discussion guard —
+    /// a forged turn acts on the model whatever sentence frames it — but
+    /// the statistical model may withdraw the block when the text, the
+    /// match's neighbourhood and its sentence all read as confidently
+    /// benign. Why: write-ups, playbooks and lecture notes show these
+    /// forms; on the labelled sets, each left out in turn, the benign
+    /// texts they blocked all scored under 0.4 as whole texts, the attacks
+    /// nearly all above 0.5 (see `ngram::VETO`).
+    Forgery,
     /// A structural token (`<|im_start|>`, `[INST]`): blocks where the text
     /// *uses* it, not where it only *mentions* it — in backticks or quotes,
     /// on a line of code, named as a noun ("the `[INST]` and `[/INST]`

@@ -302,13 +302,13 @@ fn structural_rules() -> Vec<Rule> {
     vec![
         s("template_token_forgery", BoundaryForgery, Structural,
           r"<\|\s*(?:im_start|im_end|im_sep|system|user|assistant|endoftext|begin_of_text|end_of_text|start_header_id|end_header_id|eot_id|eom_id|fim_\w+)\s*\|>|<<\s*/?sys\s*>>|\[/?inst\]|<(?:start|end)_of_turn>".to_owned()),
-        s("role_tag_forgery", BoundaryForgery, Hard,
+        s("role_tag_forgery", BoundaryForgery, Forgery,
           r"</(?:user|user_input|input|context|document|data|human|query)>\s*<(?:system|assistant|developer|sys|instructions?)>|<(?:system|assistant|developer|sys)(?:\s[^>]*)?>[^<>]{0,300}?\S\s+\S+\s+\S[^<>]{0,300}?</(?:system|assistant|developer|sys)>".to_owned()),
-        s("role_header_forgery", BoundaryForgery, Hard,
+        s("role_header_forgery", BoundaryForgery, Forgery,
           format!(r"(?m)^\s*#{{1,6}}\s*(?:{headers})(?:\s+\w+)?\s*[:：]|(?:\[|<<)\s*(?:{headers})(?:\s+\w+)?\s*(?:\]|>>)\s*[:：]|【\s*(?:{headers})\s*】|(?m)^\s*(?:{headers})\s*[:：]\s*(?:{cues})")),
-        s("boundary_marker_forgery", BoundaryForgery, Hard,
+        s("boundary_marker_forgery", BoundaryForgery, Forgery,
           r"(?:-{2,}|={2,}|#{2,}|\*{2,}|\[|<|【)\s*(?:end|beginning|begin|start|fin|ende|fine|final|fim|конец)\s+(?:of\s+|de\s+|des\s+|der\s+|del\s+|do\s+|della\s+|dei\s+)?(?:the\s+|la\s+|las\s+|los\s+|le\s+|les\s+)?(?:system\s+(?:prompt|message|instructions)|instructions?|prompt|context|user\s+input|conversation|consignes|instructions système|systemanweisungen|systemprompts?|instrucciones|instruções|istruzioni)".to_owned()),
-        s("markdown_image_beacon", Exfiltration, Hard,
+        s("markdown_image_beacon", Exfiltration, Forgery,
           r"!\[[^\]]*\]\(\s*https?://[^)\s]*(?:\?[^)\s]*=|\{|%7b|\$)".to_owned()),
     ]
 }
