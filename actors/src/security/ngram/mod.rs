@@ -65,8 +65,11 @@ pub const THRESHOLD: f32 = 0.75;
 /// 0.3 without the sentence). Forged headers, turns and image beacons
 /// became withdrawable later (`Strength::Forgery`): on the ten newest
 /// folds FPR 0.065 → 0.054, recall 0.842 → 0.841 (one forged transcript
-/// scored 0.45).
-pub const VETO: f32 = 0.5;
+/// scored 0.45). Then, on the same folds, the veto at 0.4 / 0.5 / 0.6 /
+/// 0.7: recall 0.842 / 0.841 / 0.837 / 0.833, FPR 0.060 / 0.054 / 0.047
+/// / 0.047 — 0.6, the false positives the veto still removes cheaply
+/// (a threshold move buys the same FPR for five times the recall).
+pub const VETO: f32 = 0.6;
 
 /// The probability needed when the text reads as a discussion of attacks
 /// (a guarded rule match or a reporting frame, see `speech.rs`). Chosen on
