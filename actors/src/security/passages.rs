@@ -21,8 +21,7 @@ fn ends_sentence(c: char) -> bool {
 }
 
 /// Byte offsets where each sentence of `view` starts (the first is 0).
-/// Shared with `speech.rs`, which reads reporting frames per sentence.
-pub(super) fn sentence_starts(view: &str) -> Vec<usize> {
+fn sentence_starts(view: &str) -> Vec<usize> {
     let mut starts = vec![0];
     let mut chars = view.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
@@ -40,6 +39,16 @@ pub(super) fn sentence_starts(view: &str) -> Vec<usize> {
         }
     }
     starts
+}
+
+/// The sentences of `view`, in order (what `speech.rs` reads reporting
+/// frames in; passages are runs of them).
+pub(super) fn sentences(view: &str) -> impl Iterator<Item = &str> {
+    let starts = sentence_starts(view);
+    (0..starts.len()).map(move |i| {
+        let end = starts.get(i + 1).copied().unwrap_or(view.len());
+        &view[starts[i]..end]
+    })
 }
 
 /// The passages of `view` (none when it is under two passages long).

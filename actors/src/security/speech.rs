@@ -24,7 +24,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::passages::sentence_starts;
+use super::passages::sentences;
 
 /// Compiles a cue pattern (compiled-in, so a bad one is a bug): `\b` is
 /// an ASCII word boundary, as in the rule table. Shared with `mention.rs`.
@@ -159,12 +159,7 @@ pub fn is_discussion(text: &str, span: Range<usize>, verb_final: bool) -> bool {
 /// one sentence, because a subject word in one ("the HTML comment") and a
 /// verb in another ("use it") frame nothing.
 pub fn frames_discussion(text: &str) -> bool {
-    let starts = sentence_starts(text);
-    let ends = starts.iter().skip(1).copied().chain([text.len()]);
-    starts.iter().zip(ends).any(|(&from, to)| {
-        let s = &text[from..to];
-        SUBJECT.is_match(s) && REPORTING.is_match(s)
-    })
+    sentences(text).any(|s| SUBJECT.is_match(s) && REPORTING.is_match(s))
 }
 
 #[cfg(test)]
