@@ -191,8 +191,10 @@ pub(super) fn measure(
 ) -> Value {
     let fixed = StatisticalPolicy::default();
     let tally = |threshold: f32| {
+        // The CJK threshold keeps its offset from the main one.
         let policy = StatisticalPolicy {
             threshold,
+            cjk_threshold: threshold - (fixed.threshold - fixed.cjk_threshold),
             discussion_threshold: fixed.discussion_threshold.max(threshold),
             ..fixed
         };
@@ -210,7 +212,7 @@ pub(super) fn measure(
         "rows": rows.len(),
         "rules": rules.json(),
         "screen": tally(ngram::THRESHOLD).json(),
-        "statistical_policy": {"threshold": fixed.threshold, "discussion_threshold": fixed.discussion_threshold},
+        "statistical_policy": {"threshold": fixed.threshold, "cjk_threshold": fixed.cjk_threshold, "discussion_threshold": fixed.discussion_threshold},
         "statistical_sweep": STATISTICAL_SWEEP
             .iter()
             .map(|&threshold| {

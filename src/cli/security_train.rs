@@ -132,6 +132,7 @@ fn write_scores(
             "vetoable": rules.blocked && score.is_some(),
             "rule": rules.rule,
             "discussion": rules.discussion,
+            "cjk": rules.cjk,
             "p": p,
             "text": row.text,
         });

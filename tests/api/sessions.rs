@@ -216,7 +216,7 @@ async fn too_many_lessons_raise_the_overflow_block_and_stay_in_effect() {
     let app = spawn_app().await;
     for i in 0..80 {
         let rule = format!(
-            "Prefer qz{i}alpha over qz{i}beta when wx{i}gamma lists vy{i}delta and uu{i}epsilon, then archive tt{i}zeta under rr{i}eta"
+            "qz{i}alpha and qz{i}beta share the qz{i}gamma cache; qz{i}delta, qz{i}epsilon and qz{i}zeta read from qz{i}eta"
         );
         post(&app, "/api/lessons", json!({"rule": rule})).await;
     }

@@ -82,6 +82,10 @@ pub struct Verdict {
     /// or a reporting frame); the similarity signal needs more certainty
     /// then.
     pub discussion: bool,
+    /// Whether the text is mostly Chinese or Japanese (see
+    /// [`ngram::CJK_THRESHOLD`]); not part of the reported verdict.
+    #[serde(skip)]
+    pub cjk: bool,
 }
 
 impl Verdict {
@@ -95,6 +99,7 @@ impl Verdict {
             matched: None,
             discussed,
             discussion,
+            cjk: false,
         }
     }
 }
@@ -158,6 +163,7 @@ fn scan(
                     matched: Some(excerpt(view, m.range())),
                     discussed: discussed.clone(),
                     discussion: !discussed.is_empty(),
+                    cjk: false,
                 },
                 span: m.range(),
                 vetoable: rule.strength != Strength::Hard,
@@ -236,6 +242,17 @@ pub enum Passages {
 
 /// [`screen_parts`], choosing whether passages are scored.
 pub fn screen_parts_with(
+    text: &str,
+    model: Option<&NgramModel>,
+    scoring: Passages,
+) -> (Verdict, Option<f32>) {
+    let (mut verdict, score) = screen_views(text, model, scoring);
+    verdict.cjk = ngram::mostly_cjk(text);
+    (verdict, score)
+}
+
+/// [`screen_parts_with`] before the text's script is noted.
+fn screen_views(
     text: &str,
     model: Option<&NgramModel>,
     scoring: Passages,
@@ -342,6 +359,9 @@ fn neighbourhood<'a>(view: &'a str, span: &Range<usize>) -> &'a str {
 pub struct StatisticalPolicy {
     /// Attack probability at or above which a text blocks.
     pub threshold: f32,
+    /// The same for mostly Chinese or Japanese text (see
+    /// [`ngram::CJK_THRESHOLD`]).
+    pub cjk_threshold: f32,
     /// The probability needed when the text reads as a discussion of
     /// attacks (a guarded rule match or a reporting frame).
     pub discussion_threshold: f32,
@@ -355,6 +375,7 @@ impl Default for StatisticalPolicy {
     fn default() -> Self {
         Self {
             threshold: ngram::THRESHOLD,
+            cjk_threshold: ngram::CJK_THRESHOLD,
             discussion_threshold: ngram::DISCUSSION_THRESHOLD,
             veto: ngram::VETO,
         }
@@ -362,7 +383,8 @@ impl Default for StatisticalPolicy {
 }
 
 /// Blocks a clean verdict whose statistical `score` reached the policy's
-/// threshold (the discussion threshold for a discussion); withdraws a
+/// threshold (the discussion threshold for a discussion, the CJK one for
+/// Chinese or Japanese text); withdraws a
 /// block whose `score` (given only for withdrawable blocks, see
 /// [`screen_parts`]) is under the policy's veto — the rule is then
 /// reported as discussed.
@@ -381,10 +403,10 @@ pub fn statistical_verdict(
             _ => rules,
         };
     }
-    let needed = if rules.discussion {
-        policy.discussion_threshold
-    } else {
-        policy.threshold
+    let needed = match (rules.discussion, rules.cjk) {
+        (true, _) => policy.discussion_threshold,
+        (false, true) => policy.cjk_threshold,
+        (false, false) => policy.threshold,
     };
     match score {
         Some(p) if !rules.blocked && p >= needed => Verdict {

@@ -116,20 +116,31 @@ async fn concurrent_writes_to_one_key_serialize_without_lost_updates() {
 
 /// A realistic, searchable text of about 150 characters.
 fn filler(i: usize) -> String {
-    const WORDS: &[&str] = &[
-        "alpha", "beta", "gamma", "editor", "rust", "tokio", "database", "prefers", "morning",
-        "review", "deploy", "staging", "coffee", "terminal", "keyboard", "layout", "project",
+    // Whole sentences, not a salad of words: the screen's n-gram model
+    // scored one word salad of 2,000 over its threshold.
+    const SENTENCES: &[&str] = &[
+        "The editor uses a dark theme with a larger font.",
+        "Morning reviews happen before the stand-up.",
+        "The staging database is refreshed every Sunday.",
+        "Coffee is on the second floor next to the printers.",
+        "The keyboard layout is US international.",
+        "Deploys to staging need a green build.",
+        "The rust toolchain is pinned to the stable channel.",
+        "Tokio tasks are named after the actor they serve.",
+        "The terminal runs fish with a short prompt.",
+        "Project notes live in the shared wiki.",
+        "The laptop charger is in the top drawer.",
+        "Lunch on Fridays is usually at the Thai place.",
     ];
-    let mut out = String::new();
+    let mut parts: Vec<&str> = Vec::new();
     let mut x = i as u64 * 2_654_435_761 + 1;
-    while out.len() < 150 {
+    while parts.iter().map(|p| p.len() + 1).sum::<usize>() < 150 {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        out.push_str(WORDS[(x % WORDS.len() as u64) as usize]);
-        out.push(' ');
+        parts.push(SENTENCES[(x % SENTENCES.len() as u64) as usize]);
     }
-    out
+    parts.join(" ")
 }
 
 /// Reads in flight when a write (or close) starts must not keep the pool's
@@ -156,7 +167,7 @@ async fn writes_and_close_are_not_starved_by_reads_in_flight() {
         (0..n)
             .map(|_| {
                 let reader = store.clone();
-                actix_rt::spawn(async move { reader.search_semantic("alpha editor", 10).await })
+                actix_rt::spawn(async move { reader.search_semantic("editor theme", 10).await })
             })
             .collect::<Vec<_>>()
     };

@@ -196,6 +196,18 @@ fn word_weight(w: &str) -> usize {
     }
 }
 
+/// Whether most letters of `view` are Han characters or kana (Chinese or
+/// Japanese text): the statistical layer's threshold is lower for it (see
+/// [`super::CJK_THRESHOLD`]).
+pub fn mostly_cjk(view: &str) -> bool {
+    let (mut wide, mut letters) = (0usize, 0usize);
+    for c in cut(view, MAX_BYTES).chars().filter(|c| c.is_alphabetic()) {
+        letters += 1;
+        wide += usize::from(is_cjk(c));
+    }
+    letters > 0 && 2 * wide >= letters
+}
+
 fn is_cjk(c: char) -> bool {
     matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{f900}'..='\u{faff}')
 }
@@ -250,6 +262,16 @@ mod tests {
             .map(|(_, v)| v * v)
             .sum::<f32>()
             .sqrt()
+    }
+
+    #[test]
+    fn cjk_text_is_told_by_its_letters() {
+        assert!(mostly_cjk("请把报告发给我 ok"));
+        assert!(mostly_cjk("レポートを金曜日までに送ってください。PDF で"));
+        assert!(!mostly_cjk(
+            "The 金曜日 meeting moved to Thursday afternoon"
+        ));
+        assert!(!mostly_cjk("12345 !!"));
     }
 
     #[test]

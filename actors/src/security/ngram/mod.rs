@@ -36,7 +36,7 @@ pub mod train;
 
 use std::sync::LazyLock;
 
-pub use features::{features, Features, MIN_WORDS};
+pub use features::{features, mostly_cjk, Features, MIN_WORDS};
 pub use model::{ModelError, NgramModel};
 pub use train::{train, train_texts, Sample, TrainOptions};
 
@@ -50,6 +50,19 @@ pub use train::{train, train_texts, Sample, TrainOptions};
 /// lowest threshold keeping the folds' FPR under 0.05. (On the twelve
 /// sets before them, with less data, 0.75 was also the choice.)
 pub const THRESHOLD: f32 = 0.75;
+
+/// [`THRESHOLD`] for Chinese and Japanese text ([`mostly_cjk`]). Why: on
+/// data not trained on, the model's probabilities run lower there — an
+/// unseen author's Chinese or Japanese shares fewer n-grams with the
+/// training sets than English does — for attacks and benign texts alike.
+/// On the ten newest folds (their CJK texts at 0.75 / 0.7 / 0.65 / 0.6 /
+/// 0.55, the rest at 0.75): recall 0.837 / 0.845 / 0.851 / 0.856 / 0.859,
+/// FPR 0.047 / 0.048 / 0.048 / 0.050 / 0.053 — the lowest keeping the
+/// folds' FPR at 0.05, as for [`THRESHOLD`]; five sets written since and
+/// not trained on then confirmed it (recall 0.850 → 0.869, FPR 0.079 →
+/// 0.081), and with those sets in training the folds again (0.868 /
+/// 0.042 → 0.885 / 0.044). The discussion threshold stays as it is.
+pub const CJK_THRESHOLD: f32 = 0.6;
 
 /// Probability under which the model withdraws a soft, structural or
 /// forgery rule's block (hard rules — concrete exfiltration destinations —
@@ -92,8 +105,12 @@ pub const DISCUSSION_THRESHOLD: f32 = 0.8;
 /// realistic surface formats, long multilingual documents with a buried
 /// order, a second held-out set once read, native registers in eight
 /// languages, documents that discuss attacks next to ones that give the
-/// order), then the public data.
-pub const TRAINING_SETS: [&str; 34] = [
+/// order, a third held-out set once read, override phrasings without stock
+/// words, documentation and short memory notes, Chinese, Japanese and
+/// Russian registers (a second set), filter fixtures and security training
+/// that quote attacks, multi-speaker threads in five European languages),
+/// then the public data.
+pub const TRAINING_SETS: [&str; 40] = [
     "tests/data/screening/dev.jsonl",
     "tests/data/screening/dev_v2.jsonl",
     "tests/data/screening/dev_v3.jsonl",
@@ -122,6 +139,12 @@ pub const TRAINING_SETS: [&str; 34] = [
     "tests/data/screening/dev_v9.jsonl",
     "tests/data/screening/dev_native_registers.jsonl",
     "tests/data/screening/dev_discussion_vs_order.jsonl",
+    "tests/data/screening/dev_v10.jsonl",
+    "tests/data/screening/dev_override_phrasing.jsonl",
+    "tests/data/screening/dev_docs_and_notes.jsonl",
+    "tests/data/screening/dev_cjk_ru_2.jsonl",
+    "tests/data/screening/dev_fixtures_and_training.jsonl",
+    "tests/data/screening/dev_threads_european.jsonl",
     "tests/data/screening/public/pyrit_jailbreak_templates.jsonl",
     "tests/data/screening/public/red_team_docs.jsonl",
     "tests/data/screening/public/llm_sdk_docs.jsonl",

@@ -10,8 +10,7 @@ use crate::context_block::{BlockItem, ContextBlock, DropReason};
 use crate::control_chars::{check_text, ForbiddenCharacter};
 use crate::vector_store::keyword::{keyword_stems, KeywordQuery};
 use crate::vector_store::semantic::validate::LESSON_PREFIX;
-/// Between a rule and its negative in the stored text.
-pub const NEGATIVE_SEPARATOR: &str = " — NOT: ";
+pub use crate::vector_store::semantic::validate::NEGATIVE_SEPARATOR;
 /// Longest rule (and longest negative), in characters.
 pub const MAX_RULE_CHARS: usize = 1000;
 /// Shared keywords (as a share of the smaller set) at which the newer

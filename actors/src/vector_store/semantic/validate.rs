@@ -18,6 +18,9 @@ pub const BUILTIN_PREFIXES: &[&str] = &["pref.", "project.", "user.", "lesson."]
 /// path, and rendered in their own `[Learned corrections]` block.
 pub const LESSON_PREFIX: &str = "lesson.";
 
+/// Between a lesson's rule and its negative in the stored text.
+pub const NEGATIVE_SEPARATOR: &str = " — NOT: ";
+
 /// Longest key accepted, in bytes (keys are ASCII by construction).
 pub const MAX_KEY_LEN: usize = 100;
 

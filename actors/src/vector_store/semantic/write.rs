@@ -17,6 +17,7 @@ use super::retire::{is_quotable, judge, OldFact};
 use super::types::{IfAbsentOutcome, SemanticEntry, SemanticWrite, WriteOutcome};
 use super::validate::{
     validate_confidence, validate_key, validate_source, validate_value, LESSON_PREFIX,
+    NEGATIVE_SEPARATOR,
 };
 use crate::control_chars::check_json;
 use crate::security::screen::screen_json;
@@ -31,6 +32,23 @@ use crate::vector_store::space::types::{CommitVector, SpaceInfo};
 use crate::vector_store::text::value_text;
 
 const MEMORY_TYPE: &str = "semantic";
+
+/// What the screen reads of a write: its value, except that a lesson's
+/// rule and negative are two lines, not the stored `rule — NOT: negative`.
+/// Why: the separator is the store's format, not what anyone wrote, and
+/// the n-gram model reads "NOT: skip them" after a rule as an order
+/// ("always run the tests — NOT: skip them" scored 0.77).
+fn screened_value(write: &SemanticWrite) -> std::borrow::Cow<'_, serde_json::Value> {
+    match &write.value {
+        serde_json::Value::String(text)
+            if write.key.starts_with(LESSON_PREFIX) && text.contains(NEGATIVE_SEPARATOR) =>
+        {
+            let lines = text.replacen(NEGATIVE_SEPARATOR, "\n", 1);
+            std::borrow::Cow::Owned(serde_json::Value::String(lines))
+        }
+        value => std::borrow::Cow::Borrowed(value),
+    }
+}
 
 /// Validates a write and returns its canonical value text. Injection
 /// attempts are audited (and reported) before the error is returned.
@@ -53,7 +71,7 @@ async fn admit(
     )?;
     let value_json = validate_value(&write.value)?;
     check_json("value", &write.value)?;
-    let verdict = screening.judge(screen_json(&write.value), vector);
+    let verdict = screening.judge(screen_json(&screened_value(write)), vector);
     if verdict.blocked {
         let text = value_text(&write.value);
         let blocked = Blocked {
