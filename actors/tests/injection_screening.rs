@@ -261,15 +261,10 @@ async fn every_rule_block_is_a_security_event_with_a_redacted_snippet() {
 
 /// A lesson is screened as its rule and negative on two lines, not in the
 /// stored `rule — NOT: negative` form: the separator is the store's, and
-/// the model read "— NOT: skip them" as an order. A hostile negative is
-/// still refused.
+/// a model of the time read "always run the tests — NOT: skip them" as an
+/// order (0.77). A hostile negative is still refused.
 #[actix_rt::test]
 async fn a_lesson_negative_is_screened_as_written() {
-    let joined = "always run the tests — NOT: skip them";
-    assert!(
-        screen(joined).blocked,
-        "the stored form no longer trips the model: {joined:?}"
-    );
     let dir = tempfile::tempdir().unwrap();
     let store = common::open_store(dir.path()).await;
     store

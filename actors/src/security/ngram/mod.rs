@@ -108,9 +108,9 @@ pub const DISCUSSION_THRESHOLD: f32 = 0.8;
 /// order, a third held-out set once read, override phrasings without stock
 /// words, documentation and short memory notes, Chinese, Japanese and
 /// Russian registers (a second set), filter fixtures and security training
-/// that quote attacks, multi-speaker threads in five European languages),
-/// then the public data.
-pub const TRAINING_SETS: [&str; 40] = [
+/// that quote attacks, multi-speaker threads in five European languages,
+/// a second set of casual chat), then the public data.
+pub const TRAINING_SETS: [&str; 41] = [
     "tests/data/screening/dev.jsonl",
     "tests/data/screening/dev_v2.jsonl",
     "tests/data/screening/dev_v3.jsonl",
@@ -145,6 +145,7 @@ pub const TRAINING_SETS: [&str; 40] = [
     "tests/data/screening/dev_cjk_ru_2.jsonl",
     "tests/data/screening/dev_fixtures_and_training.jsonl",
     "tests/data/screening/dev_threads_european.jsonl",
+    "tests/data/screening/dev_chat_2.jsonl",
     "tests/data/screening/public/pyrit_jailbreak_templates.jsonl",
     "tests/data/screening/public/red_team_docs.jsonl",
     "tests/data/screening/public/llm_sdk_docs.jsonl",

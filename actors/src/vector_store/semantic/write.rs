@@ -310,3 +310,32 @@ pub(crate) async fn get(pool: &SqlitePool, key: &str) -> Result<SemanticEntry, V
         .await?
         .ok_or_else(|| VectorStoreError::NotFound(key.to_owned()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(key: &str, value: serde_json::Value) -> SemanticWrite {
+        SemanticWrite {
+            key: key.into(),
+            value,
+            confidence: 1.0,
+            source: "user_explicit".into(),
+        }
+    }
+
+    #[test]
+    fn a_lesson_is_screened_as_rule_and_negative_lines() {
+        let stored = format!("always run the tests{NEGATIVE_SEPARATOR}skip them");
+        let lesson = write("lesson.abc", serde_json::json!(stored));
+        assert_eq!(
+            *screened_value(&lesson),
+            serde_json::json!("always run the tests\nskip them")
+        );
+        // Anything else is screened as stored.
+        let fact = write("user.note", serde_json::json!(stored));
+        assert_eq!(*screened_value(&fact), fact.value);
+        let object = write("lesson.abc", serde_json::json!({"rule": stored}));
+        assert_eq!(*screened_value(&object), object.value);
+    }
+}
