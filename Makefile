@@ -17,13 +17,19 @@ export CARGO_TARGET_DIR
 # Debian packages the build needs: a C toolchain (SQLite is compiled in),
 # and cmake + clang/libclang for llama.cpp; and what the tests need:
 # headless Chromium and its WebDriver for the dashboard's browser tests.
-APT_PACKAGES := build-essential pkg-config cmake clang libclang-dev ca-certificates chromium chromium-driver
+APT_PACKAGES := build-essential pkg-config cmake clang libclang-dev ca-certificates chromium chromium-driver python3 python3-venv
 MIN_RUST := 1.85
+
+# The official MCP Python SDK, a second MCP client for the tests
+# (tests/mcp_python/client.py), in a venv beside the build cache.
+MCP_SDK := mcp==2.3.0
+MCP_VENV ?= $(dir $(CARGO_TARGET_DIR))mcp-venv
+export KIROCREW_MCP_PYTHON := $(MCP_VENV)/bin/python
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: help deps build run test bench fmt lint install-service
+.PHONY: help deps mcp-sdk build run test bench fmt lint install-service
 
 help:
 	@echo "make run     build and start the daemon (ARGS='--port 7431' to pass options)"
@@ -51,7 +57,18 @@ build: deps
 run: build
 	$(CARGO_TARGET_DIR)/release/kirocrew serve $(ARGS)
 
-test: deps
+# The venv is made once and kept; a marker names the SDK version in it.
+mcp-sdk: deps
+	@if [ "$$(cat $(MCP_VENV)/.sdk 2>/dev/null)" != "$(MCP_SDK)" ]; then \
+	  echo "installing $(MCP_SDK) into $(MCP_VENV)"; \
+	  rm -rf $(MCP_VENV) && /usr/bin/python3 -m venv $(MCP_VENV) && \
+	  $(MCP_VENV)/bin/pip install -q --disable-pip-version-check $(MCP_SDK) && \
+	  echo "$(MCP_SDK)" > $(MCP_VENV)/.sdk; \
+	fi
+
+test: deps mcp-sdk
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets --locked -- -D warnings
 	cargo test --workspace --locked --no-fail-fast
 
 bench: deps

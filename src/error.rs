@@ -335,6 +335,7 @@ impl From<MemoryFilesError> for ApiError {
                 ApiError::validation("invalid_keep_days", message)
             }
             MemoryFilesError::Io { .. } => ApiError::internal("memory_files_io", &err),
+            MemoryFilesError::Search(_) => ApiError::internal("memory_search_failed", &err),
             MemoryFilesError::Index(_) => ApiError::unavailable("index_unavailable", &err),
             MemoryFilesError::Unavailable(_) => {
                 ApiError::unavailable("memory_files_unavailable", &err)

@@ -21,6 +21,7 @@
 //! and the daemon's `POST /api/lessons` only while memory.db is
 //! unavailable; each change is one atomic rewrite.
 
+use crate::embedder::calibration::Thresholds;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -233,7 +234,8 @@ impl LessonFile {
                 cosine: None,
             })
             .collect();
-        let replaced = match dedup(&rule, &view) {
+        // No vectors here: the cosine rung never fires, whatever its value.
+        let replaced = match dedup(&rule, &view, Thresholds::REFERENCE.lesson_duplicate) {
             Dedup::New => None,
             Dedup::Duplicate(existing) => return Err(LessonFileError::Duplicate { key: existing }),
             Dedup::Replace(old) => Some(old),

@@ -57,6 +57,8 @@
 //! - [`context_block`]: a rendered block plus what happened to each
 //!   candidate (the context receipt's unit).
 //! - [`jsonl`]: append-only JSON-lines files (0600, torn-line safe).
+//! - [`atomic_file`]: whole-file replacement that a crash cannot tear
+//!   (temporary file, fsync, rename, fsync of the folder).
 //! - [`llm`]: the `LlmClient` seam and its two backends (llama.cpp chat
 //!   with a schema-derived GBNF grammar; an OpenAI-compatible endpoint).
 //! - [`clock`]: the injectable time source every time-dependent rule uses.
@@ -67,6 +69,7 @@
 
 pub mod ann;
 mod ask;
+pub mod atomic_file;
 pub mod channel_history;
 pub mod clock;
 pub mod consolidator;

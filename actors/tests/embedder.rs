@@ -284,3 +284,139 @@ async fn actor_caches_and_swaps_backends() {
         Err(EmbedError::EmptyText)
     ));
 }
+
+/// A model with a very different cosine scale: MiniLM's vectors with one
+/// extra, constant component, so every pair scores (c + 1.44) / 2.44 for
+/// MiniLM's c (an unrelated pair ~0.6, as some embedding models do). What
+/// it ranks first, MiniLM ranks first; only the scale differs.
+struct Shifted {
+    inner: SharedBackend,
+}
+
+impl EmbeddingBackend for Shifted {
+    fn model_id(&self) -> String {
+        "shifted-minilm".into()
+    }
+    fn dim(&self) -> Option<usize> {
+        self.inner.dim().map(|d| d + 1)
+    }
+    fn is_ready(&self) -> bool {
+        self.inner.is_ready()
+    }
+    fn wait_ready(&self, timeout: Duration) -> bool {
+        self.inner.wait_ready(timeout)
+    }
+    fn embed_batch(&self, texts: &[String], kind: EmbedKind) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let mut out = self.inner.embed_batch(texts, kind)?;
+        for v in &mut out {
+            // A constant 1.2 in a new dimension, then unit length again.
+            v.push(1.2);
+            let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.iter_mut().for_each(|x| *x /= n);
+        }
+        Ok(out)
+    }
+    fn status(&self) -> kirocrew_actors::embedder::BackendStatus {
+        let mut s = self.inner.status();
+        s.model_id = Some(self.model_id());
+        s.dim = self.dim();
+        s
+    }
+    fn close(&self) {
+        self.inner.close()
+    }
+}
+
+fn minilm_backend(file: &str) -> Option<SharedBackend> {
+    let path = models_dir()?.join(file);
+    Some(Arc::new(LlamaCppBackend::new(LlamaConfig::new(path))))
+}
+
+/// Issue 35: thresholds follow the model in use. Both shared MiniLM files
+/// measure the same scale (the reference one); a model with a far higher
+/// scale gets higher thresholds, and with them the relevance gate decides
+/// as it does on MiniLM: the helix note passes for the editor question, an
+/// unrelated note does not (the reference 0.55 would let it through).
+#[actix_rt::test]
+async fn thresholds_follow_the_model_in_use() {
+    use kirocrew_actors::embedder::calibration::REFERENCE_SCALE;
+    use kirocrew_actors::embedder::Thresholds;
+    let Some(q8) = minilm_backend("all-minilm-l6-v2-q8_0.gguf") else {
+        return;
+    };
+    let Some(f16) = minilm_backend("all-minilm-l6-v2-f16.gguf") else {
+        return;
+    };
+    let cache = tempfile::tempdir().unwrap();
+    let cache_file = cache.path().join("calibration.json");
+    let mut scales = Vec::new();
+    for backend in [q8, f16] {
+        let b = backend.clone();
+        let embedder = EmbedderHandle::start(Arc::new(move || b.clone()));
+        assert!(embedder.wait_ready(Duration::from_secs(120)).await.unwrap());
+        let c = embedder.calibrate(Some(&cache_file)).await.unwrap();
+        assert_eq!(c.pairs, 240);
+        for (got, want) in [
+            (c.scale.unrelated, REFERENCE_SCALE.unrelated),
+            (c.scale.related, REFERENCE_SCALE.related),
+            (c.scale.paraphrase, REFERENCE_SCALE.paraphrase),
+        ] {
+            assert!((got - want).abs() < 0.01, "{c:?}");
+        }
+        assert!((c.thresholds.relevance - Thresholds::REFERENCE.relevance).abs() < 0.02);
+        // Cached by fingerprint: asked again, the same answer.
+        assert_eq!(embedder.calibrate(Some(&cache_file)).await.unwrap(), c);
+        scales.push(c);
+        embedder.close().await.unwrap();
+    }
+    assert_ne!(
+        scales[0].fingerprint, scales[1].fingerprint,
+        "two files, two fingerprints"
+    );
+    let cached: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(&cache_file).unwrap()).unwrap();
+    assert_eq!(cached.len(), 2);
+
+    // Fresh backends: closing an embedder closes the backend it served.
+    let minilm = minilm_backend("all-minilm-l6-v2-q8_0.gguf").unwrap();
+    let shifted: SharedBackend = Arc::new(Shifted {
+        inner: minilm_backend("all-minilm-l6-v2-q8_0.gguf").unwrap(),
+    });
+    let mut gate = Vec::new();
+    for backend in [minilm, shifted] {
+        let b = backend.clone();
+        let embedder = EmbedderHandle::start(Arc::new(move || b.clone()));
+        assert!(embedder.wait_ready(Duration::from_secs(120)).await.unwrap());
+        let c = embedder.calibrate(None).await.unwrap();
+        let embed = |t: &'static str| {
+            let e = embedder.clone();
+            async move { e.embed(t, EmbedKind::Document).await.unwrap().1 }
+        };
+        let q = embed("which editor should I open the file in?").await;
+        let helix =
+            embed("The user always opens source files in the helix editor, never in vim.").await;
+        let lunch = embed("We had ramen for lunch near the station on Friday.").await;
+        let (relevant, unrelated) = (cosine(&q, &helix), cosine(&q, &lunch));
+        gate.push((
+            c.thresholds.relevance,
+            relevant >= c.thresholds.relevance,
+            unrelated >= c.thresholds.relevance,
+            unrelated >= Thresholds::REFERENCE.relevance,
+        ));
+        embedder.close().await.unwrap();
+    }
+    let (minilm_gate, m_rel, m_unrel, _) = gate[0];
+    let (shifted_gate, s_rel, s_unrel, s_unrel_at_reference) = gate[1];
+    assert!(shifted_gate > minilm_gate + 0.1, "{gate:?}");
+    assert_eq!(
+        (m_rel, m_unrel),
+        (s_rel, s_unrel),
+        "the same decisions: {gate:?}"
+    );
+    assert!(!s_unrel, "{gate:?}");
+    assert!(
+        s_unrel_at_reference,
+        "uncalibrated, the high scale lets noise in: {gate:?}"
+    );
+    assert!(m_rel, "the helix note passes the calibrated gate: {gate:?}");
+}

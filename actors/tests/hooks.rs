@@ -10,6 +10,8 @@ use kirocrew_actors::hooks::{
 };
 use serde_json::Value;
 
+mod common;
+
 fn run(command: &str, timeout_ms: u64) -> ScriptRun {
     ScriptRun {
         command: command.into(),
@@ -137,8 +139,7 @@ async fn the_hook_gets_the_event_on_stdin_and_in_its_environment() {
 }
 
 fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/hooks");
-    dir.is_dir().then_some(dir)
+    common::shared_asset("corpus/hooks")
 }
 
 const POLICY: TimeoutPolicy = TimeoutPolicy {
@@ -151,7 +152,6 @@ const POLICY: TimeoutPolicy = TimeoutPolicy {
 #[test]
 fn the_corpus_configurations_parse() {
     let Some(dir) = corpus() else {
-        eprintln!("skipped: shared/corpus/hooks is absent");
         return;
     };
     // (file, runnable command hooks, skipped or adjusted entries); the

@@ -40,7 +40,6 @@ async fn remember(store: &VectorStoreHandle, text: &str) -> i64 {
 async fn with_a_model_only_fragments_about_the_fact_are_retired() {
     let dir = tempfile::tempdir().unwrap();
     let Some(store) = common::with_model(common::open_store(dir.path()).await).await else {
-        eprintln!("skipped: ../shared/models is absent");
         return;
     };
     let cases = [

@@ -8,10 +8,12 @@
 //! The parser was not tuned to these files: it is the strict YAML crate
 //! plus the spec's lenient grammar, and it also runs on files never seen.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use kirocrew_actors::skills::frontmatter::{parse, split, FrontmatterState, ParseMode};
 use serde_json::Value;
+
+mod common;
 
 /// Files where kirocrew reads differently from PyYAML, and why.
 const DIFFERENCES: &[(&str, &str)] = &[
@@ -58,13 +60,9 @@ const DIFFERENCES: &[(&str, &str)] = &[
 ];
 
 fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/skills");
-    if dir.join("manifest.jsonl").exists() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: ../shared/corpus/skills is absent");
-        None
-    }
+    common::shared_asset("corpus/skills/manifest.jsonl")?
+        .parent()
+        .map(Path::to_path_buf)
 }
 
 #[test]

@@ -207,7 +207,7 @@ async fn run_cases(src: &ContextSources, questions: &[Question], n: usize) -> Va
             &MessageRequest {
                 session_key: format!("bench:{i}"),
                 text: q2.clone(),
-                first_message: true,
+                first_message: Some(true),
                 actor: "bench".into(),
                 ..MessageRequest::default()
             },

@@ -141,7 +141,10 @@ fn attack_label<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error
 }
 
 /// Embeds `texts` in batches (documents, as the store embeds a write).
-async fn embed_all(embedder: &EmbedderHandle, texts: Vec<String>) -> anyhow::Result<Vec<Vec<f32>>> {
+pub(super) async fn embed_all(
+    embedder: &EmbedderHandle,
+    texts: Vec<String>,
+) -> anyhow::Result<Vec<Vec<f32>>> {
     let mut out = Vec::with_capacity(texts.len());
     for chunk in texts.chunks(32) {
         let done = embedder

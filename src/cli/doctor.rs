@@ -6,6 +6,7 @@
 //! with a store it opened, the operator console its own buffer with the
 //! daemon's store.
 
+use kirocrew_actors::embedder::{Calibration, Similarity, Thresholds};
 use std::cell::{Cell, RefCell};
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -92,6 +93,12 @@ pub(crate) async fn report(
     let report = tokio::task::spawn_blocking(move || file_checks(&owned))
         .await
         .map_err(|e| anyhow::anyhow!("doctor's file checks failed: {e}"))?;
+    let similarity = match &store {
+        Ok(store) => store.similarity().await.ok(),
+        Err(_) => None,
+    };
+    report_similarity(&report, home, similarity);
+    report_chat_model(&report, home);
     let db_result = match store {
         Ok(store) => store.stats().await.map_err(|e| e.to_string()),
         Err(e) => Err(e),
@@ -190,6 +197,68 @@ fn file_checks(home: &DataHome) -> Report {
         report_cpu_module(&report, &choice);
     }
     report
+}
+
+/// The similarity thresholds: the live calibration (in the daemon), else
+/// one cached for the configured model, else the reference values.
+fn report_similarity(report: &Report, home: &DataHome, live: Option<Similarity>) {
+    let live = live.filter(|s| s.calibration.is_some());
+    let view = match live {
+        Some(s) => Some(serde_json::json!(s)),
+        None => cached_calibration(home)
+            .map(|c| serde_json::json!({"calibration": c, "thresholds": c.thresholds})),
+    };
+    match view {
+        Some(v) => report.ok("similarity", crate::cli::embedding::similarity_line(&v)),
+        None => report.ok(
+            "similarity",
+            format!(
+                "{}; the daemon calibrates the model when it loads it",
+                crate::cli::embedding::similarity_line(&serde_json::json!({
+                    "calibration": null,
+                    "thresholds": Thresholds::REFERENCE,
+                }))
+            ),
+        ),
+    }
+}
+
+/// The cached calibration of the configured embedding model, if any.
+fn cached_calibration(home: &DataHome) -> Option<Calibration> {
+    let settings = crate::config::load(home.root(), std::env::vars())
+        .ok()?
+        .settings;
+    let model = crate::embedding::configured_model(home, &settings).1.path;
+    let id = kirocrew_actors::embedder::model_id_for(&model);
+    let path = home
+        .root()
+        .join("models")
+        .join(crate::embedding::CALIBRATION_FILE);
+    let all: Vec<Calibration> = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    all.into_iter().find(|c| c.model_id == id)
+}
+
+/// The consolidation model, and a warning when it is the test-grade
+/// default (issue 35: SmolLM2-135M invents facts; grounding drops what the
+/// conversation does not support, but a stronger model finds more).
+fn report_chat_model(report: &Report, home: &DataHome) {
+    let Ok(loaded) = crate::config::load(home.root(), std::env::vars()) else {
+        return;
+    };
+    let models = home.root().join("models");
+    match crate::consolidation::select_model(&loaded.settings.consolidation, &models) {
+        crate::consolidation::ModelSelection::Endpoint(e) => report.ok(
+            "chat model",
+            format!("endpoint {} ({})", e.base_url, e.model),
+        ),
+        crate::consolidation::ModelSelection::Local {
+            path,
+            default: false,
+        } => report.ok("chat model", format!("local {}", path.display())),
+        crate::consolidation::ModelSelection::Local { default: true, .. } => {
+            report.warn("chat model", crate::consolidation::TEST_GRADE_NOTE)
+        }
+    }
 }
 
 /// Warns when the home or a file in it lets other users in (the daemon

@@ -1,8 +1,13 @@
 //! `kirocrew embedding status`: the running daemon's embedding model,
-//! download and re-embed state (the snapshot behind `GET
-//! /api/memory/embedding-status`). The model lives in the daemon, so the
-//! CLI asks it ([`crate::daemon_client`]); the console prints the same
-//! snapshot with the same [`print_status`].
+//! download and re-embed state and the similarity thresholds in force (the
+//! snapshot behind `GET /api/memory/embedding-status`). The model lives in
+//! the daemon, so the CLI asks it ([`crate::daemon_client`]); the console
+//! prints the same snapshot with the same [`print_status`].
+//!
+//! `kirocrew embedding calibrate --model PATH`: loads a GGUF here, measures
+//! its cosine scale on the bundled probe set and prints the thresholds it
+//! would get (what the daemon does at load), without touching the data
+//! home.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -23,11 +28,23 @@ pub enum EmbeddingCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Measure a model's cosine scale and print its thresholds.
+    Calibrate {
+        /// The embedding GGUF.
+        #[arg(long)]
+        model: std::path::PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Runs an embedding command against the running daemon.
 pub(super) fn run(home: DataHome, cmd: EmbeddingCommand) -> anyhow::Result<ExitCode> {
-    let EmbeddingCommand::Status { json } = cmd;
+    let json = match cmd {
+        EmbeddingCommand::Status { json } => json,
+        EmbeddingCommand::Calibrate { model, json } => return calibrate(&model, json),
+    };
     let daemon = Daemon::discover(&home, Duration::from_secs(30))?;
     let status = daemon.get_json("/api/memory/embedding-status")?;
     print_status(&status, json, &mut std::io::stdout().lock())
@@ -67,8 +84,57 @@ pub(crate) fn print_status(
     if let Some(reembed) = status.get("reembed") {
         writeln!(out, "re-embed  {reembed}")?;
     }
+    if let Some(similarity) = status.get("similarity").filter(|s| !s.is_null()) {
+        writeln!(out, "{}", similarity_line(similarity))?;
+    }
     if let Some(Value::String(e)) = status.get("error") {
         writeln!(out, "error     {e}")?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One line: the thresholds in force and whether they were calibrated.
+pub(crate) fn similarity_line(similarity: &Value) -> String {
+    let t = &similarity["thresholds"];
+    let num = |v: &Value| v.as_f64().map_or("-".into(), |x| format!("{x:.3}"));
+    let origin = match similarity.get("calibration") {
+        Some(c) if !c.is_null() => format!(
+            "calibrated for {} (unrelated {}, related {}, paraphrase {})",
+            c["model_id"].as_str().unwrap_or("-"),
+            num(&c["scale"]["unrelated"]),
+            num(&c["scale"]["related"]),
+            num(&c["scale"]["paraphrase"])
+        ),
+        _ => "reference values (no calibration yet)".into(),
+    };
+    format!(
+        "similarity gate {} (long {}), near-duplicate {}, lesson duplicate {}, retire {}: {origin}",
+        num(&t["relevance"]),
+        num(&t["relevance_long"]),
+        num(&t["near_duplicate"]),
+        num(&t["lesson_duplicate"]),
+        num(&t["retire"])
+    )
+}
+
+/// `embedding calibrate`: the model loaded here, measured, printed.
+fn calibrate(model: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
+    if !model.is_file() {
+        anyhow::bail!("--model {} is not a file", model.display());
+    }
+    let calibration = actix_rt::System::new().block_on(async {
+        let embedder = super::bench_locomo::bench_embedder(model).await?;
+        let result = embedder.calibrate(None).await;
+        let _ = embedder.close().await;
+        anyhow::Ok(result?)
+    })?;
+    let view =
+        serde_json::json!({"calibration": calibration, "thresholds": calibration.thresholds});
+    if json {
+        println!("{}", serde_json::to_string_pretty(&view)?);
+    } else {
+        println!("{} pairs embedded", calibration.pairs);
+        println!("{}", similarity_line(&view));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -84,6 +84,8 @@ pub struct ConsolidationConfig {
     pub max_answer_tokens: u32,
     /// Characters of transcript a prompt carries, at most.
     pub transcript_chars: usize,
+    /// How long a forced run waits for a chat model still loading.
+    pub forced_run_wait_secs: u64,
 }
 
 impl std::fmt::Debug for ConsolidationConfig {
@@ -362,6 +364,12 @@ impl Settings {
                 "must be between 64 and 32768".into(),
             );
         }
+        if !(1..=3_600).contains(&c.forced_run_wait_secs) {
+            return bad(
+                "consolidation.forced_run_wait_secs",
+                "must be between 1 and 3600".into(),
+            );
+        }
         if !(500..=1_000_000).contains(&c.transcript_chars) {
             return bad(
                 "consolidation.transcript_chars",
@@ -489,6 +497,7 @@ impl Settings {
             confidence_threshold: self.memory.confidence_threshold,
             max_events: self.memory.max_events,
             episodic_max: self.memory.episodic_max,
+            ..StoreSettings::default()
         }
     }
 }

@@ -31,7 +31,9 @@ use kirocrew_actors::transcripts::TranscriptsHandle;
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
 pub use kirocrew_actors::llm::DEFAULT_CHAT_MODEL_FILE;
-pub use model::{select_model, with_download, ChatModel, ChatModelStatus, ModelSelection};
+pub use model::{
+    select_model, with_download, ChatModel, ChatModelStatus, ModelSelection, TEST_GRADE_NOTE,
+};
 
 /// What the consolidator is started with besides the configuration.
 pub struct ConsolidatorParts {
@@ -78,6 +80,9 @@ pub fn start(
             prefs_every: PREFS_EVERY,
             max_tokens: settings.consolidation.max_answer_tokens,
             transcript_chars: settings.consolidation.transcript_chars,
+            forced_model_wait: std::time::Duration::from_secs(
+                settings.consolidation.forced_run_wait_secs,
+            ),
         },
     })
 }

@@ -30,6 +30,9 @@ use serde::Serialize;
 use crate::config::{ConsolidationConfig, Settings};
 use crate::home::DataHome;
 
+/// What status, `doctor` and the README say of the default chat model.
+pub const TEST_GRADE_NOTE: &str = "the default SmolLM2-135M is test grade: it invents facts (consolidation keeps only what the conversation supports, so it also finds little); set consolidation.chat_model_path to a stronger instruct GGUF (e.g. Qwen2.5-1.5B-Instruct Q4_K_M) or consolidation.llm_base_url + llm_model for an endpoint";
+
 /// Which backend the configuration selects (pure, for tests).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelSelection {
@@ -77,6 +80,11 @@ pub struct ChatModel {
     local: Option<LocalChat>,
     /// The default model's download manager, when it may download.
     download: Option<DownloadHandle>,
+    /// Load the local model when the daemon starts (consolidation is on),
+    /// so the first run (a forced one too) does not find it unloaded.
+    load_at_start: bool,
+    /// The default (test-grade) model serves.
+    test_grade: bool,
 }
 
 /// `model` in `GET /api/memory/consolidation`.
@@ -88,6 +96,8 @@ pub struct ChatModelStatus {
     pub info: ModelInfo,
     /// The default model's download, when the daemon may fetch it.
     pub download: Option<DownloadStatus>,
+    /// What to know about the model: [`TEST_GRADE_NOTE`] for the default.
+    pub note: Option<&'static str>,
 }
 
 impl ChatModel {
@@ -102,6 +112,8 @@ impl ChatModel {
                 llm: Arc::new(OpenAiClient::new(endpoint)),
                 local: None,
                 download: None,
+                load_at_start: false,
+                test_grade: false,
             },
             ModelSelection::Local { path, default } => {
                 let mut local = LocalChatConfig::new(path);
@@ -119,6 +131,8 @@ impl ChatModel {
                     llm: Arc::new(local.clone()),
                     local: Some(local),
                     download,
+                    load_at_start: config.enabled,
+                    test_grade: default,
                 }
             }
         }
@@ -130,11 +144,15 @@ impl ChatModel {
     }
 
     /// The daemon's background task: fetch (or verify) the default model,
-    /// then load it so the next run finds it ready. Never called by
-    /// one-shot commands; does nothing for an endpoint or a configured
-    /// file.
+    /// then load it so the next run finds it ready; a configured file (or a
+    /// default one that may not be downloaded but is there) is loaded at
+    /// once. Never called by one-shot commands; does nothing for an
+    /// endpoint.
     pub async fn boot(self) {
         let Some(download) = &self.download else {
+            if let Some(local) = self.local.as_ref().filter(|_| self.load_at_start) {
+                local.start_loading();
+            }
             return;
         };
         match download.ensure_model(DOWNLOAD_ATTEMPTS_BACKGROUND).await {
@@ -159,6 +177,7 @@ impl ChatModel {
         ChatModelStatus {
             info: with_download(self.llm.info(), download.as_ref()),
             download,
+            note: self.test_grade.then_some(TEST_GRADE_NOTE),
         }
     }
 

@@ -3,7 +3,7 @@
 //! included), and the global ceiling applied last (newline-boundary
 //! truncation, a last resort the caps normally make unnecessary).
 
-use kirocrew_actors::context_block::{BlockItem, DropReason};
+use kirocrew_actors::context_block::{BlockItem, ContextBlock, DropReason};
 
 use super::receipt::SectionReceipt;
 
@@ -41,6 +41,20 @@ impl Parts {
         items: Vec<BlockItem>,
     ) {
         self.0.push((name, group, cap, text.to_owned(), items));
+    }
+
+    /// Queues `block` as section `name`; answers how many of its
+    /// candidates went in (for the receipt's reasons).
+    pub(crate) fn push_block(
+        &mut self,
+        name: &'static str,
+        group: &'static str,
+        cap: Option<usize>,
+        block: ContextBlock,
+    ) -> usize {
+        let included = block.items.iter().filter(|i| i.included).count();
+        self.push(name, group, cap, &block.text, block.items);
+        included
     }
 
     /// The text and items of the queued section `name`, to revise them

@@ -8,10 +8,10 @@
 
 use kirocrew_actors::hooks::MessageEvent;
 
-use super::assemble::Assembly;
+use super::assemble::{Assembly, Parts};
 use super::conduct::{Runtime, OPTIONS_HINT};
 use super::lessons::cap_with_marker;
-use super::receipt::Receipt;
+use super::receipt::{EpisodicReceipt, Receipt};
 use super::session::caps_for;
 use super::sources::ContextSources;
 
@@ -29,8 +29,10 @@ pub struct MessageRequest {
     pub channel_id: Option<String>,
     /// An interactive session (buttons available).
     pub interactive: bool,
-    /// The first message of a new session (episodic memory goes with it).
-    pub first_message: bool,
+    /// The first message of a new session (episodic memory goes with it);
+    /// `None`: the daemon infers it from the session's transcript and the
+    /// prompts it already answered for the session.
+    pub first_message: Option<bool>,
     /// The model, for its window and `[RUNTIME]`.
     pub model: Option<String>,
     /// An explicit window in tokens.
@@ -91,7 +93,9 @@ pub async fn build_message(src: &ContextSources, req: &MessageRequest) -> BuiltM
             (req.text.clone(), Vec::new(), None, false, None, Vec::new())
         }
     };
-    let needs_query = !blocked && auto_reply.is_none() && req.first_message;
+    let answered = !blocked && auto_reply.is_none();
+    let mut order = first_message(src, req, answered).await;
+    let needs_query = answered && order.first;
     let query = if needs_query {
         src.store
             .embed_query_within(&req.text, src.settings.embed_deadline)
@@ -134,20 +138,29 @@ pub async fn build_message(src: &ContextSources, req: &MessageRequest) -> BuiltM
             }
         }
         if needs_query {
-            match src
+            let found = match src
                 .store
                 .episodic_block(&req.text, caps.episodic_inject(), &query)
                 .await
             {
-                Ok((block, _)) => a.push(
-                    "episodic",
-                    "memory",
-                    Some(caps.episodic_inject()),
-                    &block.text,
-                    block.items,
-                ),
-                Err(e) => tracing::warn!(error = %e, "episodic memory left out"),
-            }
+                Ok((block, _)) => {
+                    let mut parts = Parts::default();
+                    let n =
+                        parts.push_block("episodic", "memory", Some(caps.episodic_inject()), block);
+                    a.extend(parts);
+                    Ok(n)
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "episodic memory left out");
+                    Err(e.to_string())
+                }
+            };
+            order.receipt = Some(EpisodicReceipt::after_search(
+                true,
+                order.decided_by,
+                &order.why,
+                found,
+            ));
         }
         let (text, items) =
             super::skills::message_section(&src.skills, &req.text, caps.skills).await;
@@ -170,6 +183,14 @@ pub async fn build_message(src: &ContextSources, req: &MessageRequest) -> BuiltM
             withheld_groups: Vec::new(),
             truncated_at_ceiling: truncated,
             thread_history: None,
+            episodic: Some(match order.receipt.take() {
+                Some(receipt) => receipt,
+                None => EpisodicReceipt::skipped(
+                    order.first,
+                    order.decided_by,
+                    order.skipped_why(answered),
+                ),
+            }),
             sections,
         },
         context,
@@ -177,5 +198,71 @@ pub async fn build_message(src: &ContextSources, req: &MessageRequest) -> BuiltM
         auto_reply,
         blocked,
         reason,
+    }
+}
+
+/// Whether this message is the session's first, who said so, and (once the
+/// episodic section was searched) its receipt.
+struct Order {
+    first: bool,
+    decided_by: &'static str,
+    why: String,
+    receipt: Option<EpisodicReceipt>,
+}
+
+impl Order {
+    /// Why episodic memory was not searched.
+    fn skipped_why(&self, answered: bool) -> String {
+        if !answered {
+            "the message was answered by a hook or blocked: it never reaches the agent".into()
+        } else if self.first {
+            format!("first message ({}), not searched", self.why)
+        } else {
+            format!("not the first message: {}", self.why)
+        }
+    }
+}
+
+/// The caller's word on whether this is the session's first message, or
+/// the transcripts' inference when it said nothing. Only a message that
+/// reaches the agent claims the session's first prompt: one a hook answered
+/// or blocked leaves it for the next.
+async fn first_message(src: &ContextSources, req: &MessageRequest, answered: bool) -> Order {
+    if let Some(first) = req.first_message {
+        return Order {
+            first,
+            decided_by: "caller",
+            why: if first {
+                "the caller marked it the first".into()
+            } else {
+                "the caller marked it a later message".into()
+            },
+            receipt: None,
+        };
+    }
+    if !answered {
+        return Order {
+            first: false,
+            decided_by: "inferred",
+            why: "not claimed".into(),
+            receipt: None,
+        };
+    }
+    match src.transcripts.claim_prompt(&req.session_key).await {
+        Ok(order) => Order {
+            first: order.first,
+            decided_by: "inferred",
+            why: order.why,
+            receipt: None,
+        },
+        Err(e) => {
+            tracing::warn!(error = %e, "first message not inferred; episodic memory left out");
+            Order {
+                first: false,
+                decided_by: "inferred",
+                why: format!("the session's turns could not be read: {e}"),
+                receipt: None,
+            }
+        }
     }
 }

@@ -45,6 +45,6 @@ pub use groups::{ContextGroups, GroupError};
 pub use history::HistoryMessage;
 pub use lessons::{LESSONS_OVERFLOW_HEADER, LESSONS_TRUNCATED};
 pub use message::{build_message, BuiltMessage, MessageRequest};
-pub use receipt::{Receipt, SectionReceipt, ThreadHistoryReceipt};
+pub use receipt::{EpisodicReceipt, Receipt, SectionReceipt, ThreadHistoryReceipt};
 pub use session::{build_session_context, BuiltContext, SessionRequest};
 pub use sources::{ContextSettings, ContextSources};

@@ -41,8 +41,65 @@ pub struct Receipt {
     /// How the thread history went in, when there was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thread_history: Option<ThreadHistoryReceipt>,
+    /// Whether episodic memory went in, and why (message builds, and
+    /// session starts with a message).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub episodic: Option<EpisodicReceipt>,
     /// Sections in context order.
     pub sections: Vec<SectionReceipt>,
+}
+
+/// Why episodic memory was or was not part of a build. Episodic memory goes
+/// with the first message of a session (spec "Context Builder → Every
+/// message"); a surface may say which message that is, else the daemon
+/// infers it from the session's transcript.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EpisodicReceipt {
+    /// Episodic fragments are in the context.
+    pub included: bool,
+    /// The build counted as the session's first message.
+    pub first_message: bool,
+    /// Who decided that: `caller` (the request said), `inferred` (from the
+    /// session's recorded turns and earlier prompts) or `session_start`.
+    pub decided_by: &'static str,
+    /// In words.
+    pub why: String,
+}
+
+impl EpisodicReceipt {
+    /// The receipt once the episodic section was (or was not) searched:
+    /// `found` is the fragments included, `Err` a failed search.
+    pub fn after_search(
+        first_message: bool,
+        decided_by: &'static str,
+        order_why: &str,
+        found: Result<usize, String>,
+    ) -> Self {
+        let (included, outcome) = match found {
+            Ok(0) => (
+                false,
+                "but no fragment passed the relevance gate".to_owned(),
+            ),
+            Ok(n) => (true, format!("{n} fragment(s) passed the relevance gate")),
+            Err(e) => (false, format!("but the episodic search failed: {e}")),
+        };
+        Self {
+            included,
+            first_message,
+            decided_by,
+            why: format!("first message ({order_why}); {outcome}"),
+        }
+    }
+
+    /// The receipt of a build that did not search episodic memory.
+    pub fn skipped(first_message: bool, decided_by: &'static str, why: String) -> Self {
+        Self {
+            included: false,
+            first_message,
+            decided_by,
+            why,
+        }
+    }
 }
 
 /// How the thread history was fitted.

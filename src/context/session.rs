@@ -19,7 +19,7 @@ use super::history::{active_others, other_tabs, recent_sessions, HistoryMessage}
 use super::lessons::lessons_section;
 use super::models::resolve_model_window;
 use super::project::{project_lines, steering};
-use super::receipt::Receipt;
+use super::receipt::{EpisodicReceipt, Receipt};
 use super::sources::{
     ContextSources, ACTIVE_SESSION_WINDOW, OTHER_SESSIONS, OTHER_SESSION_TURNS,
     THREAD_HISTORY_MESSAGES,
@@ -128,10 +128,16 @@ pub async fn build_session_context(src: &ContextSources, req: &SessionRequest) -
         },
         async {
             let mut parts = Parts::default();
-            if groups.memory {
-                push_memory(&mut parts, src, req, &caps, &query).await;
-            }
-            parts
+            let episodic = if groups.memory {
+                push_memory(&mut parts, src, req, &caps, &query).await
+            } else {
+                EpisodicReceipt::skipped(
+                    !req.message.trim().is_empty(),
+                    "session_start",
+                    "the memory group is withheld".into(),
+                )
+            };
+            (parts, episodic)
         },
         async {
             if groups.lessons {
@@ -158,7 +164,7 @@ pub async fn build_session_context(src: &ContextSources, req: &SessionRequest) -
         );
     }
     a.extend(project);
-    let mut memory = memory;
+    let (mut memory, episodic) = memory;
     super::supersede::apply(&mut memory, lessons.as_ref().map(|(text, _)| text.as_str()));
     a.extend(memory);
     if let Some((text, items)) = lessons {
@@ -175,6 +181,7 @@ pub async fn build_session_context(src: &ContextSources, req: &SessionRequest) -
             withheld_groups: groups.withheld(),
             truncated_at_ceiling: truncated,
             thread_history: thread_receipt,
+            episodic: Some(episodic),
             sections,
         },
         context,
@@ -257,7 +264,7 @@ async fn push_memory(
     req: &SessionRequest,
     caps: &ResolvedCaps,
     query: &QueryEmbedding,
-) {
+) -> EpisodicReceipt {
     let file_caps = ContextCaps {
         preferences: caps.preferences,
         projects: caps.projects,
@@ -298,15 +305,28 @@ async fn push_memory(
         ),
         Err(e) => tracing::warn!(error = %e, "semantic memory left out of the context"),
     }
-    if let Some(Ok(block)) = episodic {
-        a.push(
-            "episodic",
-            "memory",
-            Some(caps.episodic_inject()),
-            &block.text,
-            block.items,
-        );
-    }
+    // A session start with a message is that session's first message.
+    let episodic = match episodic {
+        None => EpisodicReceipt::skipped(
+            false,
+            "session_start",
+            "no message to rank episodic memory by".into(),
+        ),
+        Some(found) => {
+            let found = match found {
+                Ok(block) => {
+                    Ok(a.push_block("episodic", "memory", Some(caps.episodic_inject()), block))
+                }
+                Err(e) => Err(e.to_string()),
+            };
+            EpisodicReceipt::after_search(
+                true,
+                "session_start",
+                "a session start with a message",
+                found,
+            )
+        }
+    };
     let sessions = sessions.unwrap_or_default();
     let since = src.clock.now() - ACTIVE_SESSION_WINDOW;
     let others = active_others(&sessions, req.session_key.trim(), since);
@@ -329,6 +349,7 @@ async fn push_memory(
         let (text, items) = other_tabs(&tabs);
         a.push("other_chat_tabs", "memory", None, &text, items);
     }
+    episodic
 }
 
 async fn episodic_if_query(

@@ -175,6 +175,8 @@ impl EmbeddingRuntime {
         if space.model_id.as_deref() != Some(model_id.as_str()) || space.dim != Some(dim) {
             return Err("the store did not record the new embedding space".into());
         }
+        // The new model's thresholds (the reference ones until measured).
+        self.calibrate().await;
         let value = if revert {
             String::new()
         } else {
@@ -201,6 +203,7 @@ impl EmbeddingRuntime {
         if let Ok(status) = self.embedder.status().await {
             if let (Some(model_id), Some(dim)) = (status.backend.model_id, status.backend.dim) {
                 let _ = self.store.reconcile_space(&model_id, dim).await;
+                self.calibrate().await;
             }
         }
     }

@@ -34,6 +34,9 @@ use crate::home::DataHome;
 /// The environment variable that pins the model file.
 pub const MODEL_PATH_ENV: &str = "KIROCREW_EMBED_MODEL_PATH";
 
+/// The calibration cache in the models folder (`embedder/calibration.rs`).
+pub const CALIBRATION_FILE: &str = "calibration.json";
+
 /// How long boot waits for a model to load before giving up this round.
 const LOAD_WAIT: Duration = Duration::from_secs(600);
 
@@ -176,8 +179,27 @@ impl EmbeddingRuntime {
             tracing::error!(error = %e, "recording the embedding space failed");
             return;
         }
+        self.calibrate().await;
         if let Err(e) = run_backfill(&self.store, false).await {
             tracing::warn!(error = %e, "re-embed sweep did not run");
+        }
+    }
+
+    /// Measures the serving model's cosine scale (cached by the model's
+    /// fingerprint in `models/calibration.json`) and gives the store its
+    /// thresholds. A model that cannot be calibrated keeps the reference
+    /// thresholds, with a warning.
+    pub async fn calibrate(&self) {
+        let cache = self.home.root().join("models").join(CALIBRATION_FILE);
+        match self.embedder.calibrate(Some(&cache)).await {
+            Ok(calibration) => {
+                if let Err(e) = self.store.set_calibration(calibration).await {
+                    tracing::warn!(error = %e, "calibration not applied; reference thresholds stay");
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "embedding model not calibrated; reference thresholds stay");
+            }
         }
     }
 
@@ -222,6 +244,7 @@ impl EmbeddingRuntime {
         let path = self.serving_path().await;
         let mut status = EmbeddingStatus::assemble(embedder, download, reembed, path.exists());
         status.cpu_module = kirocrew_actors::embedder::kernels::report();
+        status.similarity = self.store.similarity().await.ok();
         status
     }
 
@@ -271,6 +294,9 @@ pub struct EmbeddingStatus {
     /// verified on this CPU, each candidate's verdict and why the best one
     /// was passed over, if it was (`None` until kernels were needed).
     pub cpu_module: Option<kirocrew_actors::embedder::kernels::KernelReport>,
+    /// The similarity thresholds in force and the model calibration behind
+    /// them (`None` only when the store could not be asked).
+    pub similarity: Option<kirocrew_actors::embedder::Similarity>,
     /// The latest download or load error.
     pub error: Option<String>,
     /// Whether the dashboard should offer Retry.
@@ -332,6 +358,7 @@ impl EmbeddingStatus {
             model_weights: backend.and_then(|b| b.weights),
             cpu_kernels: backend.and_then(|b| b.kernels.clone()),
             cpu_module: None,
+            similarity: None,
             can_retry: setup_step == "error",
             error,
             reembed,

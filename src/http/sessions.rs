@@ -16,6 +16,10 @@
 //!   reaches the agent or the transcript. `record: false` builds the context
 //!   without appending the turn: for a caller that imports the transcript
 //!   itself later (the Claude Code adapter), so no turn is stored twice.
+//!   Episodic memory goes with a session's first user message: `first_message`
+//!   says which one that is; without it the daemon infers it (no user turn
+//!   recorded for the key and no earlier prompt answered), and the receipt's
+//!   `episodic` says what was decided, by whom and why.
 
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
@@ -148,8 +152,7 @@ struct MessageBody {
     authorized: Option<bool>,
     #[serde(default)]
     interactive: bool,
-    #[serde(default)]
-    first_message: bool,
+    first_message: Option<bool>,
     model: Option<String>,
     model_window: Option<u64>,
     runtime_source: Option<String>,

@@ -18,13 +18,9 @@ fn corpus(name: &str) -> Option<Value> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/corpus/hooks")
         .join(name);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => Some(serde_json::from_str(&text).expect("corpus file is JSON")),
-        Err(_) => {
-            eprintln!("skipped: {} is absent", path.display());
-            None
-        }
-    }
+    let path = crate::helpers::required_asset(path, "../shared beside the checkout")?;
+    let text = std::fs::read_to_string(&path).expect("corpus file readable");
+    Some(serde_json::from_str(&text).expect("corpus file is JSON"))
 }
 
 /// A complete payload: the common fields, the event fragment, our session
@@ -192,6 +188,88 @@ async fn every_event_gets_the_documented_answer() {
     let (out, answer) = hook(&home, post).await;
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(answer, None);
+    app.stop().await;
+}
+
+/// Issue 35, defect 2: the adapter never says which prompt is a session's
+/// first, so no Claude Code prompt carried `[Episodic Memory]`. The daemon
+/// infers it: the first prompt of a session gets episodic memory, the next
+/// one (answered, not yet recorded: Claude Code sends the transcript at
+/// Stop) does not, and a new session's first prompt does again. The
+/// receipt says why each time.
+#[actix_web::test]
+async fn the_first_prompt_of_a_session_carries_episodic_memory() {
+    let app = daemon().await;
+    let home = app.home_path().to_path_buf();
+    let r = app
+        .request(reqwest::Method::POST, "/api/memory/episodic")
+        .json(&json!({"text": "We moved the deploy window to Thursday at 14:00 because of the Lisbon offsite.", "importance": 0.8}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+
+    let Some(mut prompt) = payload("stdin--userpromptsubmit.json", "ep-1", None) else {
+        return;
+    };
+    let question = "When is the deploy window now?";
+    prompt["prompt"] = json!(question);
+    let context = |answer: Option<Value>| -> String {
+        answer.expect("UserPromptSubmit context")["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let (out, answer) = hook(&home, prompt.clone()).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let first = context(answer);
+    assert!(first.contains("[Episodic Memory]"), "{first}");
+    assert!(first.contains("Thursday at 14:00"), "{first}");
+
+    let (_, answer) = hook(&home, prompt.clone()).await;
+    let second = context(answer);
+    assert!(!second.contains("[Episodic Memory]"), "{second}");
+
+    prompt["session_id"] = json!("ep-2");
+    let (_, answer) = hook(&home, prompt).await;
+    assert!(context(answer).contains("Thursday at 14:00"));
+
+    // The gateway surface says why, in the receipt: inferred for a new key,
+    // then a later message once a user turn is recorded.
+    let built = app
+        .post_json(
+            "/api/sessions/gw-1/messages",
+            json!({"role": "user", "text": question}),
+        )
+        .await;
+    let episodic = &built["receipt"]["episodic"];
+    assert_eq!(episodic["decided_by"], "inferred", "{built}");
+    assert_eq!(episodic["first_message"], true, "{built}");
+    assert_eq!(episodic["included"], true, "{built}");
+    let built = app
+        .post_json(
+            "/api/sessions/gw-1/messages",
+            json!({"role": "user", "text": question}),
+        )
+        .await;
+    let episodic = &built["receipt"]["episodic"];
+    assert_eq!(episodic["first_message"], false, "{built}");
+    assert!(
+        episodic["why"]
+            .as_str()
+            .unwrap()
+            .contains("1 recorded user turns"),
+        "{built}"
+    );
+    // The caller's word wins.
+    let built = app
+        .post_json(
+            "/api/sessions/gw-1/messages",
+            json!({"role": "user", "text": question, "first_message": true}),
+        )
+        .await;
+    assert_eq!(built["receipt"]["episodic"]["decided_by"], "caller");
+    assert_eq!(built["receipt"]["episodic"]["included"], true, "{built}");
     app.stop().await;
 }
 

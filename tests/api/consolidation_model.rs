@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::consolidation::{run_until_consolidated, say, settled};
-use crate::helpers::{shared_model, spawn_app_with, TestApp};
+use crate::consolidation::{run_until_consolidated, say};
+use crate::helpers::{assert_error, shared_model, spawn_app_with, TestApp};
 use crate::model_server::ModelServer;
 
 const CHAT_MODEL: &str = "smollm2-135m-instruct-q4_1.gguf";
@@ -110,7 +110,8 @@ async fn a_wrong_pin_is_refused_nothing_is_installed_and_messages_still_land() {
         .join("models/consolidation-chat.gguf")
         .exists());
 
-    // Messages are recorded; the run waits for the model and moves nothing.
+    // Messages are recorded; a forced run is refused while the model
+    // downloads (409, not a 202 that is then dropped) and moves nothing.
     say(&app, "pin:1", "user", "I like tea.").await;
     let response = app
         .request(reqwest::Method::POST, "/api/memory/consolidation/pin:1/run")
@@ -118,14 +119,14 @@ async fn a_wrong_pin_is_refused_nothing_is_installed_and_messages_still_land() {
         .send()
         .await
         .unwrap();
-    assert_eq!(response.status(), 202);
-    let s = settled(&app, "pin:1").await;
-    assert!(
-        s["last_error"]
-            .as_str()
-            .is_some_and(|e| e.contains("not ready")),
-        "{s}"
-    );
-    assert_eq!(s["unconsolidated"], 1);
+    assert_error(response, 409, "model_loading").await;
+    let status = app.get_json("/api/memory/consolidation").await;
+    let s = status["sessions"]
+        .as_array()
+        .and_then(|all| all.iter().find(|s| s["session"] == "pin:1"))
+        .cloned()
+        .expect("the session is listed");
+    assert_eq!(s["unconsolidated"], 1, "{s}");
+    assert!(s["running"].as_array().is_some_and(Vec::is_empty), "{s}");
     app.stop().await;
 }

@@ -33,12 +33,10 @@ impl Drop for Driver {
 
 async fn start_driver() -> Option<Driver> {
     for bin in [CHROMIUM, CHROMEDRIVER] {
-        if !std::path::Path::new(bin).exists() {
-            eprintln!(
-                "skipped: {bin} is not installed (make deps installs chromium and chromium-driver)"
-            );
-            return None;
-        }
+        crate::helpers::required_asset(
+            bin.into(),
+            "make deps installs chromium and chromium-driver",
+        )?;
     }
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .ok()?

@@ -31,17 +31,13 @@ pub(crate) async fn spawn_app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp
     spawn_app_in(tempfile::tempdir().expect("tempdir"), tweak).await
 }
 
-/// The shared test models, if present (CI has them).
+/// The shared test models, if present (CI has them: there a missing one
+/// fails the test).
 pub(crate) fn shared_model(name: &str) -> Option<PathBuf> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/models")
         .join(name);
-    if path.exists() {
-        Some(path)
-    } else {
-        eprintln!("skipped: ../shared/models/{name} is absent");
-        None
-    }
+    required_asset(path, "../shared beside the checkout")
 }
 
 /// Starts the app in an existing home (restart tests). Unless `tweak` says
@@ -102,6 +98,20 @@ impl TestApp {
         response.json().await.expect("json")
     }
 
+    /// POSTs `body` to `path` and answers the JSON of a 200.
+    pub(crate) async fn post_json(&self, path: &str, body: Value) -> Value {
+        let response = self
+            .request(Method::POST, path)
+            .json(&body)
+            .send()
+            .await
+            .expect("send");
+        let status = response.status();
+        let text = response.text().await.expect("body");
+        assert_eq!(status, 200, "POST {path}: {text}");
+        serde_json::from_str(&text).expect("json")
+    }
+
     pub(crate) async fn put_semantic(&self, body: Value) -> Response {
         self.request(Method::PUT, "/api/memory/semantic")
             .json(&body)
@@ -151,6 +161,25 @@ pub(crate) async fn assert_error(response: Response, status: u16, code: &str) ->
 }
 
 /// The compiled `kirocrew` binary.
+/// Whether this run is CI's (`CI=true`): there every asset a test needs is
+/// present, so a missing one fails the test instead of skipping it.
+pub(crate) fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// `path` if it exists. Otherwise `None` with the reason printed, or, in
+/// CI, a failed test naming what is missing (`why` says what installs it).
+pub(crate) fn required_asset(path: PathBuf, why: &str) -> Option<PathBuf> {
+    if path.exists() {
+        return Some(path);
+    }
+    if in_ci() {
+        panic!("CI=true but {} is absent ({why})", path.display());
+    }
+    eprintln!("skipped: {} is absent ({why})", path.display());
+    None
+}
+
 pub(crate) fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_kirocrew"))
 }

@@ -25,6 +25,7 @@ mod hooks;
 mod lessons;
 mod lifecycle;
 mod mcp;
+mod mcp_python;
 mod memory_files;
 mod model_server;
 mod security;

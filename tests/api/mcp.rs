@@ -40,7 +40,8 @@ async fn http_client(app: &TestApp, name: &str) -> Client {
         .expect("MCP initialize over HTTP")
 }
 
-async fn add_skill(app: &TestApp) {
+/// Adds the `deploy-check` skill through the API.
+pub(crate) async fn add_skill(app: &TestApp) {
     let r = app
         .request(Method::POST, "/api/skills")
         .json(&json!({"name": "deploy-check", "content": SKILL}))
@@ -234,6 +235,23 @@ async fn exercise_every_tool(app: &TestApp, client: &Client, client_name: &str) 
     )
     .await;
     assert_eq!(ok(&r)["results"][0]["id"], "pref.editor");
+    // Ordinary questions over every source (issue 35: an irregular verb
+    // after another word was an FTS5 syntax error, answered as 503).
+    for question in [
+        "which editor does the user prefer",
+        "editor does",
+        "the deploy does work",
+    ] {
+        let r = call(client, "memory_search", json!({"query": question})).await;
+        assert!(!r.is_error.unwrap_or(false), "{question}: {r:?}");
+    }
+    let r = call(
+        client,
+        "memory_search",
+        json!({"query": "which editor does the user prefer"}),
+    )
+    .await;
+    assert_eq!(ok(&r)["results"][0]["id"], "pref.editor", "{r:?}");
     assert_eq!(
         error_code(&call(client, "memory_search", json!({"query": "   "})).await),
         "empty_query"

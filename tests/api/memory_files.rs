@@ -132,6 +132,46 @@ async fn search_finds_stemmed_and_irregular_forms_with_file_section_snippet() {
     app.stop().await;
 }
 
+/// Issue 35, defect 1: questions whose irregular verb follows another word
+/// ("editor does") made an FTS5 syntax error, answered 503 and rebuilt the
+/// whole index on every query. They answer 200 now, and the index file is
+/// the same file before and after (no rebuild).
+#[actix_web::test]
+async fn ordinary_questions_search_without_rebuilding_the_index() {
+    use std::os::unix::fs::MetadataExt;
+    let app = spawn_app_in(legacy_home(), |_| {}).await;
+    let index = app.home.path().join("memory_index.db");
+    // The start-up rebuild has run once the first search answers.
+    app.get_json("/api/memory/search?q=helix").await;
+    let inode = std::fs::metadata(&index).unwrap().ino();
+    for q in [
+        "which editor does the user prefer",
+        "editor does",
+        "the deploy does work",
+        "what did we run when the benchmarks went wrong?",
+        "\"editor\" (does OR do) NEAR(x) col:y*",
+    ] {
+        let r = app
+            .request(Method::GET, "/api/memory/search")
+            .query(&[("q", q)])
+            .send()
+            .await
+            .unwrap();
+        let status = r.status();
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(status, 200, "{q}: {body}");
+        if q.starts_with("which editor") {
+            assert_eq!(body["results"][0]["file"], "preferences.md", "{body}");
+        }
+    }
+    assert_eq!(
+        std::fs::metadata(&index).unwrap().ino(),
+        inode,
+        "a query's own error is not damage: the index was not recreated"
+    );
+    app.stop().await;
+}
+
 #[actix_web::test]
 async fn settings_apply_at_once_persist_and_reject_bad_values() {
     let app = spawn_app().await;

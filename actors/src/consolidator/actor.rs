@@ -65,13 +65,15 @@ impl Actor for Consolidator {
 
 impl Consolidator {
     /// Starts `path` for `key` from `from` as a task, unless it is running
-    /// already; answers whether it started.
+    /// already; answers whether it started. A `forced` run waits for a
+    /// chat model that is still loading (see [`run_path`]).
     pub(super) fn start_run(
         &mut self,
         ctx: &mut Context<Self>,
         key: String,
         path: ConsolidationPath,
         from: u64,
+        forced: bool,
     ) -> bool {
         let state = self.sessions.entry(key.clone()).or_default();
         if !state.running.insert(path) {
@@ -80,7 +82,7 @@ impl Consolidator {
         let config = self.config.clone();
         let task_key = key.clone();
         ctx.spawn(
-            async move { run_path(&config, &task_key, path, from).await }
+            async move { run_path(&config, &task_key, path, from, forced).await }
                 .into_actor(self)
                 .map(move |result, act, _| {
                     act.finish(&key, path, &result);

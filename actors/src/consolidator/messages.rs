@@ -47,7 +47,7 @@ impl Handler<NoteTurn> for Consolidator {
         if !prefs_due(meta.turns, offset, self.config.settings.prefs_every) {
             return Ok(false);
         }
-        Ok(self.start_run(ctx, meta.key, ConsolidationPath::Prefs, offset))
+        Ok(self.start_run(ctx, meta.key, ConsolidationPath::Prefs, offset, false))
     }
 }
 
@@ -68,6 +68,7 @@ impl Handler<CheckIdle> for Consolidator {
                                 meta.key.clone(),
                                 ConsolidationPath::History,
                                 meta.last_consolidated,
+                                false,
                             )
                         {
                             started.push(meta.key);
@@ -105,7 +106,13 @@ impl Handler<RunSession> for Consolidator {
                     let state = act.sessions.entry(meta.key.clone()).or_default();
                     let offset = *state.prefs_offset.get_or_insert(meta.last_consolidated);
                     let mut started = Vec::new();
-                    if act.start_run(ctx, meta.key.clone(), ConsolidationPath::Prefs, offset) {
+                    if act.start_run(
+                        ctx,
+                        meta.key.clone(),
+                        ConsolidationPath::Prefs,
+                        offset,
+                        true,
+                    ) {
                         started.push(ConsolidationPath::Prefs);
                     }
                     if act.start_run(
@@ -113,6 +120,7 @@ impl Handler<RunSession> for Consolidator {
                         meta.key.clone(),
                         ConsolidationPath::History,
                         meta.last_consolidated,
+                        true,
                     ) {
                         started.push(ConsolidationPath::History);
                     }
@@ -148,7 +156,7 @@ impl Handler<ConsolidateSession> for Consolidator {
                         if !free {
                             return Err(ConsolidatorError::AlreadyRunning(key));
                         }
-                        let result = run_path(&config, &key, path, from).await;
+                        let result = run_path(&config, &key, path, from, true).await;
                         Ok((key, result))
                     }
                     .into_actor(act)
@@ -172,6 +180,8 @@ impl Handler<GetConsolidationStatus> for Consolidator {
                 .into_actor(self)
                 .map(|sessions, act, _| {
                     let now = act.config.clock.now();
+                    let model = act.config.llm.info();
+                    let model_ready = matches!(model.state.as_str(), "ready" | "configured");
                     let sessions = sessions?
                         .into_iter()
                         .map(|meta| {
@@ -184,6 +194,7 @@ impl Handler<GetConsolidationStatus> for Consolidator {
                                 .unwrap_or_default();
                             running.sort_by_key(|p| *p == ConsolidationPath::History);
                             SessionStatus {
+                                waiting_for_model: !running.is_empty() && !model_ready,
                                 messages_since: meta.turns.saturating_sub(offset),
                                 unconsolidated: meta.turns.saturating_sub(meta.last_consolidated),
                                 idle_secs: idle_secs(&meta, now),
@@ -194,10 +205,7 @@ impl Handler<GetConsolidationStatus> for Consolidator {
                             }
                         })
                         .collect();
-                    Ok(ConsolidationStatus {
-                        sessions,
-                        model: act.config.llm.info(),
-                    })
+                    Ok(ConsolidationStatus { sessions, model })
                 }),
         )
     }

@@ -30,12 +30,13 @@
 //! nothing, moves no offset, and is retried by the next trigger.
 //!
 //! Files: `schema/` (answer types and caps, the one JSON Schema, parsing),
-//! `prompt.rs`, `triggers.rs` (when a path is due), `run.rs` (one run),
+//! `prompt.rs`, `grounding.rs` (only what the conversation said is written), `triggers.rs` (when a path is due), `run.rs` (one run),
 //! `steps.rs` (the `after_consolidation` steps), `types.rs`, and the actor shape (`actor.rs`, `messages.rs`,
 //! `handle.rs`, `error.rs`).
 
 mod actor;
 mod error;
+pub mod grounding;
 mod handle;
 mod messages;
 pub mod prompt;

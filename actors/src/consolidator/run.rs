@@ -4,8 +4,12 @@
 //! 1. read the turns from the path's offset on;
 //! 2. ask the model on a blocking thread (network or inference);
 //! 3. parse the answer against the path's schema — a malformed or
-//!    truncated answer ends the run here, nothing written;
-//! 4. drop the items over the caps (logged);
+//!    truncated answer ends the run here, nothing written (stray keys are
+//!    ignored, malformed items dropped one by one);
+//! 4. ground every item in the turns (`grounding.rs`): what the
+//!    conversation does not support is dropped, counted
+//!    (`dropped.ungrounded`) and audited; then drop the items over the
+//!    caps (logged);
 //! 5. write every kept item through its normal writer with source
 //!    `consolidation` (validation, confidence gate, injection screen,
 //!    dedup, audit all apply; a refused item is logged and counted);
@@ -21,9 +25,10 @@ use crate::llm::{LlmError, LlmRequest};
 use crate::memory_files::Layer;
 use crate::vector_store::episodic::EpisodicWrite;
 use crate::vector_store::lessons::LessonWrite;
-use crate::vector_store::{SemanticWrite, VectorStoreError};
+use crate::vector_store::{RecordEvent, SemanticWrite, VectorStoreError};
 
 use super::error::ConsolidatorError;
+use super::grounding::{ground_answer, Evidence, Ungrounded};
 use super::prompt::{system_prompt, user_prompt};
 use super::schema::{
     answer_schema, apply_caps, parse_answer, ConsolidationAnswer, ConsolidationPath,
@@ -31,12 +36,16 @@ use super::schema::{
 use super::steps::run_steps;
 use super::types::{ConsolidatedSession, ConsolidatorConfig, RunReport, SOURCE};
 
-/// Runs `path` for `key` over the turns from `from` on.
+/// Runs `path` for `key` over the turns from `from` on. A forced run
+/// (`wait_for_model`) first waits, bounded, for a model still loading; a
+/// triggered run does not (it fails "not ready" and the next trigger tries
+/// the same turns again).
 pub(crate) async fn run_path(
     config: &ConsolidatorConfig,
     key: &str,
     path: ConsolidationPath,
     from: u64,
+    wait_for_model: bool,
 ) -> Result<RunReport, ConsolidatorError> {
     let (turns, meta) = config.transcripts.turns_since(key, from).await?;
     if meta.is_none() {
@@ -73,15 +82,34 @@ pub(crate) async fn run_path(
         max_tokens: config.settings.max_tokens,
     };
     let llm = config.llm.clone();
-    let text = tokio::task::spawn_blocking(move || llm.complete(&request))
-        .await
-        .map_err(|e| ConsolidatorError::Model(LlmError::Generation(e.to_string())))?
-        .map_err(ConsolidatorError::Model)?;
+    let wait = wait_for_model.then_some(config.settings.forced_model_wait);
+    let text = tokio::task::spawn_blocking(move || {
+        if let Some(wait) = wait {
+            llm.wait_until_ready(wait)?;
+        }
+        llm.complete(&request)
+    })
+    .await
+    .map_err(|e| ConsolidatorError::Model(LlmError::Generation(e.to_string())))?
+    .map_err(ConsolidatorError::Model)?;
     let mut answer = parse_answer(&text, path, markdown).map_err(|e| {
         tracing::warn!(session = key, ?path, error = %e, "consolidation answer refused; nothing written");
         ConsolidatorError::Answer(e)
     })?;
+    let shown: Vec<&str> = documents
+        .iter()
+        .flat_map(|(p, q)| [p.as_str(), q.as_str()])
+        .collect();
+    let evidence = Evidence::from_turns(&turns, &shown);
+    let ungrounded = ground_answer(
+        &mut answer,
+        &evidence,
+        documents.as_ref().map(|(p, q)| (p.as_str(), q.as_str())),
+    );
     report.dropped = apply_caps(&mut answer);
+    report.dropped.ungrounded = ungrounded.len();
+    report.ignored_keys = std::mem::take(&mut answer.ignored_keys);
+    audit_ungrounded(config, key, &ungrounded).await;
     match path {
         ConsolidationPath::Prefs => write_prefs(config, answer, markdown, &mut report).await?,
         ConsolidationPath::History => {
@@ -98,6 +126,36 @@ pub(crate) async fn run_path(
     }
     tracing::info!(session = key, ?path, ?report, "consolidated");
     Ok(report)
+}
+
+/// One audit event per dropped item (`ungrounded`, source
+/// `consolidation`): what the model proposed and how little of it the
+/// conversation held. An audit failure is logged; the run goes on.
+async fn audit_ungrounded(config: &ConsolidatorConfig, session: &str, items: &[Ungrounded]) {
+    for item in items {
+        let details = serde_json::json!({
+            "session": session,
+            "text": item.text,
+            "support": {"found": item.found, "of": item.total},
+        });
+        let event = RecordEvent {
+            event_type: "ungrounded".into(),
+            memory_type: item.kind.into(),
+            key: item.key.clone(),
+            new_value: Some(details.to_string()),
+            source: SOURCE.into(),
+        };
+        if let Err(e) = config.store.record_event(event).await {
+            tracing::warn!(error = %e, "ungrounded item not audited");
+        }
+    }
+    if !items.is_empty() {
+        tracing::info!(
+            session,
+            dropped = items.len(),
+            "consolidation items the conversation does not support were dropped"
+        );
+    }
 }
 
 fn refused(report: &mut RunReport, what: &str, error: &dyn std::fmt::Display) {

@@ -64,6 +64,7 @@ pub fn consolidated_summary(upto: u64, report: &RunReport) -> serde_json::Value 
         "lessons": report.lessons,
         "refused": report.refused,
         "dropped": report.dropped,
+        "ignored_keys": report.ignored_keys,
     })
 }
 
@@ -118,9 +119,8 @@ mod tests {
             history: true,
             refused: 1,
             dropped: Dropped {
-                semantic: 0,
                 episodic: 3,
-                lessons: 0,
+                ..Dropped::default()
             },
             ..RunReport::default()
         };

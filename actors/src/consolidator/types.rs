@@ -32,6 +32,10 @@ pub struct ConsolidationSettings {
     pub max_tokens: u32,
     /// Characters of transcript a prompt carries, at most (the newest).
     pub transcript_chars: usize,
+    /// How long a forced run (`run now`, the CLI, a bench) waits for a
+    /// chat model that is still loading before it fails with "not ready".
+    /// Triggered runs never wait: the next trigger tries again.
+    pub forced_model_wait: std::time::Duration,
 }
 
 impl Default for ConsolidationSettings {
@@ -40,6 +44,7 @@ impl Default for ConsolidationSettings {
             prefs_every: PREFS_EVERY,
             max_tokens: 1_536,
             transcript_chars: 6_000,
+            forced_model_wait: std::time::Duration::from_secs(120),
         }
     }
 }
@@ -119,8 +124,10 @@ pub struct RunReport {
     /// Items a writer refused (validation, confidence gate, injection
     /// screen, duplicate).
     pub refused: usize,
-    /// Items over the caps.
+    /// Items over the caps, malformed or ungrounded.
     pub dropped: Dropped,
+    /// Keys of the model's answer that were not the path's (ignored).
+    pub ignored_keys: Vec<String>,
     /// `after_consolidation` steps that failed (`name: reason`); the run
     /// itself stands.
     pub steps_failed: Vec<String>,
@@ -143,6 +150,9 @@ pub struct SessionStatus {
     pub last_error: Option<String>,
     /// Paths running now.
     pub running: Vec<ConsolidationPath>,
+    /// A run is started but the chat model is not ready yet: a forced run
+    /// waits for it (up to `forced_model_wait`).
+    pub waiting_for_model: bool,
 }
 
 /// `GET /api/memory/consolidation`.

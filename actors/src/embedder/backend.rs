@@ -44,6 +44,10 @@ pub enum EmbedError {
     /// The embedder actor is not running.
     #[error("embedder unavailable: {0}")]
     Unavailable(String),
+    /// The model's cosine scale could not be measured (its probe pairs
+    /// are not in order: it cannot tell a paraphrase from noise).
+    #[error("embedding model cannot be calibrated: {0}")]
+    Uncalibrated(String),
 }
 
 /// Load state, for status endpoints.

@@ -1,5 +1,6 @@
 //! [`EmbedderHandle`]: the cloneable front door to the `Embedder` actor.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -8,11 +9,33 @@ use actix::prelude::*;
 use super::actor::Embedder;
 use super::backend::{BackendFactory, EmbedError, EmbedKind, SharedBackend};
 use super::cache::EmbedCache;
+use super::calibration::{
+    fingerprint, measure_probes, probes, Calibration, CosineScale, Probe, ProbeLabel, Thresholds,
+    ANCHOR_LANGUAGE,
+};
 use super::messages::{
     CloseEmbedder, EmbedTexts, EmbeddedTexts, EmbedderStatus, GetEmbedderStatus, StartLoading,
     SwapBackend, WaitReady,
 };
+use super::vector::cosine;
 use crate::ask::ask;
+
+/// The text whose vector identifies a model's behaviour.
+const FINGERPRINT_TEXT: &str = "kirocrew calibration fingerprint: the quick brown fox.";
+
+/// The calibrations cached in `path` (none when it is absent or unreadable).
+fn read_calibrations(path: &Path) -> Vec<Calibration> {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+/// Writes the cache whole, atomically.
+fn write_calibrations(path: &Path, all: &[Calibration]) -> std::io::Result<()> {
+    let bytes = serde_json::to_vec_pretty(all)?;
+    crate::atomic_file::write_atomic(path, &bytes)
+}
 
 /// A cloneable reference to the running `Embedder`.
 #[derive(Clone)]
@@ -86,6 +109,68 @@ impl EmbedderHandle {
     /// Installs `backend` (or the default with `None`), closing the old one.
     pub async fn swap_backend(&self, backend: Option<SharedBackend>) -> Result<(), EmbedError> {
         ask(&self.addr, SwapBackend { backend }).await
+    }
+
+    /// Measures the loaded model's cosine scale on the bundled probe set
+    /// and moves every similarity threshold onto it (`calibration.rs`).
+    /// `cache` is a JSON file of earlier calibrations keyed by the model's
+    /// fingerprint: a model seen before is not measured again. A cache that
+    /// cannot be read or written is ignored (and logged).
+    pub async fn calibrate(&self, cache: Option<&Path>) -> Result<Calibration, EmbedError> {
+        let (model_id, probe) = self.embed(FINGERPRINT_TEXT, EmbedKind::Document).await?;
+        let fingerprint = fingerprint(&probe);
+        let mut known = cache.map(read_calibrations).unwrap_or_default();
+        if let Some(found) = known.iter().find(|c| c.fingerprint == fingerprint) {
+            return Ok(found.clone());
+        }
+        let pairs = probes();
+        let texts: Vec<String> = pairs
+            .iter()
+            .flat_map(|p| [p.a.clone(), p.b.clone()])
+            .collect();
+        let mut vectors = Vec::with_capacity(texts.len());
+        for chunk in texts.chunks(32) {
+            let out = self
+                .embed_texts(chunk.to_vec(), EmbedKind::Document)
+                .await?;
+            vectors.extend(out.vectors);
+        }
+        let cosines: Vec<(&Probe, f32)> = pairs
+            .iter()
+            .zip(vectors.chunks(2))
+            .filter_map(|(p, v)| match v {
+                [a, b] => Some((p, cosine(a, b))),
+                _ => None,
+            })
+            .collect();
+        let (scale, weak_languages) = measure_probes(&cosines);
+        let scale = scale.ok_or_else(|| {
+            let english: Vec<(ProbeLabel, f32)> = cosines
+                .iter()
+                .filter(|(p, _)| p.lang == ANCHOR_LANGUAGE)
+                .map(|(p, c)| (p.label, *c))
+                .collect();
+            EmbedError::Uncalibrated(format!(
+                "{model_id}: paraphrase, related and unrelated probe pairs do not score in that order ({:?})",
+                CosineScale::anchors(&english)
+            ))
+        })?;
+        let calibration = Calibration {
+            model_id,
+            fingerprint,
+            pairs: cosines.len(),
+            scale,
+            weak_languages,
+            thresholds: Thresholds::on(&scale),
+        };
+        if let Some(path) = cache {
+            known.retain(|c| c.model_id != calibration.model_id);
+            known.push(calibration.clone());
+            if let Err(e) = write_calibrations(path, &known) {
+                tracing::warn!(path = %path.display(), error = %e, "calibration not cached");
+            }
+        }
+        Ok(calibration)
     }
 
     /// Unloads the model.

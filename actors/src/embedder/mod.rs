@@ -19,6 +19,7 @@ mod actor;
 mod backend;
 mod bf16;
 mod cache;
+pub mod calibration;
 mod handle;
 pub(crate) mod llama;
 mod messages;
@@ -30,6 +31,7 @@ pub use backend::{
     BackendFactory, BackendStatus, EmbedError, EmbedKind, EmbeddingBackend, SharedBackend,
 };
 pub use cache::{CacheStats, CACHE_CAPACITY};
+pub use calibration::{Calibration, CosineScale, Similarity, Thresholds};
 pub use handle::EmbedderHandle;
 pub use llama::kernels;
 pub use llama::{

@@ -86,6 +86,15 @@ pub trait LlmClient: Send + Sync + 'static {
 
     /// One completion of `request`; the answer's text (JSON, unchecked).
     fn complete(&self, request: &LlmRequest) -> Result<String, LlmError>;
+
+    /// Blocks until the model can answer, at most `timeout`; answers why
+    /// not when it cannot ([`LlmError::NotReady`] while it still loads). A
+    /// forced run waits here instead of being dropped as "not ready". An
+    /// endpoint is always ready: its failures show when it is asked.
+    fn wait_until_ready(&self, timeout: std::time::Duration) -> Result<(), LlmError> {
+        let _ = timeout;
+        Ok(())
+    }
 }
 
 /// A shared model client.

@@ -200,6 +200,14 @@ impl LlmClient for LocalChat {
         }
     }
 
+    fn wait_until_ready(&self, timeout: Duration) -> Result<(), LlmError> {
+        if self.wait_ready(timeout) {
+            Ok(())
+        } else {
+            self.jobs().map(drop)
+        }
+    }
+
     fn complete(&self, request: &LlmRequest) -> Result<String, LlmError> {
         let jobs = self.jobs()?;
         let (reply, answer) = mpsc::channel();

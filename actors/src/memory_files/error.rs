@@ -37,6 +37,11 @@ pub enum MemoryFilesError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The index is sound but SQLite refused the search itself (a query
+    /// expression it could not run: a bug in the expression builder, never
+    /// the caller's text, which is always quoted).
+    #[error("memory search failed: {0}")]
+    Search(sqlx::Error),
     /// memory_index.db failed even after being recreated.
     #[error("memory index unavailable: {0}")]
     Index(#[from] sqlx::Error),

@@ -80,15 +80,23 @@ pub struct FtsIndex {
 /// recreating it is always safe; keeping a broken one never is.
 pub fn is_damage(e: &sqlx::Error) -> bool {
     match e {
-        sqlx::Error::Database(db) => {
-            let primary = db
-                .code()
-                .and_then(|c| c.parse::<i64>().ok())
-                .map(|c| c & 0xff);
-            !matches!(primary, Some(5 | 6))
-        }
+        sqlx::Error::Database(_) => !matches!(primary_code(e), Some(5 | 6)),
         sqlx::Error::Io(_) | sqlx::Error::Protocol(_) | sqlx::Error::ColumnDecode { .. } => true,
         _ => false,
+    }
+}
+
+/// SQLite's generic error code: a query's own mistake and a missing table
+/// both answer it.
+const SQLITE_ERROR: i64 = 1;
+
+fn primary_code(e: &sqlx::Error) -> Option<i64> {
+    match e {
+        sqlx::Error::Database(db) => db
+            .code()
+            .and_then(|c| c.parse::<i64>().ok())
+            .map(|c| c & 0xff),
+        _ => None,
     }
 }
 
@@ -290,6 +298,40 @@ impl FtsIndex {
             .collect())
     }
 
+    /// Whether a failed search means the index is damaged. A query's own
+    /// error (an FTS5 expression it cannot parse) answers SQLITE_ERROR just
+    /// as a missing table does, so for that code the file is checked
+    /// ([`Self::is_intact`]) and only a failed check counts as damage;
+    /// rebuilding the whole index for every query it rejected was how one
+    /// odd question cost a full re-index and still failed.
+    pub async fn search_error_is_damage(&mut self, e: &sqlx::Error) -> bool {
+        if !is_damage(e) {
+            return false;
+        }
+        if primary_code(e) != Some(SQLITE_ERROR) {
+            return true;
+        }
+        !self.is_intact().await
+    }
+
+    /// SQLite's `quick_check` of the file and FTS5's `integrity-check` of
+    /// the full-text table against its content table both pass.
+    pub async fn is_intact(&mut self) -> bool {
+        let Ok(pool) = self.pool().await else {
+            return false;
+        };
+        let quick: Result<String, _> = sqlx::query_scalar("PRAGMA quick_check")
+            .fetch_one(&pool)
+            .await;
+        if !matches!(quick.as_deref(), Ok("ok")) {
+            return false;
+        }
+        sqlx::query("INSERT INTO docs_fts(docs_fts, rank) VALUES('integrity-check', 1)")
+            .execute(&pool)
+            .await
+            .is_ok()
+    }
+
     /// Rows in the index.
     pub async fn count(&mut self) -> Result<i64, sqlx::Error> {
         let pool = self.pool().await?;
@@ -318,4 +360,106 @@ async fn insert(conn: &mut sqlx::SqliteConnection, doc: &Doc) -> Result<(), sqlx
         .execute(conn)
         .await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+
+    use proptest::collection::vec;
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::memory_files::lemma::match_expression;
+
+    fn doc(file: &str, section: &str, content: &str) -> Doc {
+        Doc {
+            file: file.into(),
+            section: section.into(),
+            content: content.into(),
+        }
+    }
+
+    /// Words as people and tools type them: plain and irregular English,
+    /// FTS5's own syntax, quotes, accents, CJK, emoji, combining marks,
+    /// control and private-use characters, and arbitrary Unicode.
+    fn word() -> impl Strategy<Value = String> {
+        prop_oneof![
+            prop::sample::select(vec![
+                "which", "editor", "does", "the", "user", "prefer", "deploy", "work", "ran",
+                "went", "children", "AND", "OR", "NOT", "NEAR", "NEAR(a", "b)", "\"", "\"\"", "*",
+                "^", "-", "+", ":", "col:", "(", ")", "{x}", "'", "é", "naïve", "東京", "🚀",
+                "e\u{301}", "\u{200b}", "\u{e000}", "²", "١٢", "ǅ",
+            ])
+            .prop_map(String::from),
+            any::<String>(),
+            "[a-zA-Z0-9\\p{L}\\p{N}\\p{M}]{1,12}",
+        ]
+    }
+
+    #[test]
+    fn any_text_gives_a_runnable_expression_or_none() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let dir = tempfile::TempDir::new().expect("temp dir");
+        let index = RefCell::new(FtsIndex::new(dir.path().join("memory_index.db")));
+        let docs = [
+            doc(
+                "preferences.md",
+                "Editor",
+                "The user prefers helix as their editor.",
+            ),
+            doc(
+                "history/2026-03-14.md",
+                "2026-03-14 09:00",
+                "The deploy did work; we ran it twice.",
+            ),
+            doc("projects.md", "東京", "Café naïve résumé 東京 🚀"),
+        ];
+        rt.block_on(index.borrow_mut().rebuild(&docs))
+            .expect("rebuild");
+        proptest!(ProptestConfig::with_cases(400), |(words in vec(word(), 0..=64))| {
+            let text = words.join(" ");
+            if let Some(expr) = match_expression(&text) {
+                let res = rt.block_on(index.borrow_mut().search(&expr, 10));
+                prop_assert!(res.is_ok(), "{text:?} -> {expr:?}: {res:?}");
+            }
+        });
+    }
+
+    #[test]
+    fn ordinary_questions_match_and_a_bad_expression_is_not_damage() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let dir = tempfile::TempDir::new().expect("temp dir");
+        let mut index = FtsIndex::new(dir.path().join("memory_index.db"));
+        rt.block_on(async {
+            index
+                .rebuild(&[doc("preferences.md", "Editor", "The user prefers helix.")])
+                .await
+                .expect("rebuild");
+            for q in [
+                "which editor does the user prefer",
+                "editor does",
+                "the deploy does work",
+            ] {
+                let expr = match_expression(q).expect("words");
+                index.search(&expr, 5).await.expect(q);
+            }
+            let expr = match_expression("which editor does the user prefer").expect("words");
+            assert_eq!(index.search(&expr, 5).await.expect("search").len(), 1);
+            // A malformed expression (never built by match_expression) is
+            // the query's fault: the intact index is not damage.
+            let err = index
+                .search("\"editor\" (\"does\" OR \"do\")", 5)
+                .await
+                .expect_err("FTS5 rejects it");
+            assert!(!index.search_error_is_damage(&err).await, "{err}");
+            assert!(index.is_intact().await);
+        });
+    }
 }

@@ -21,6 +21,8 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::LazyLock;
 
+use crate::vector_store::keyword::query_words;
+
 /// `(base, irregular forms…)`, space-separated forms.
 const IRREGULAR: &[(&str, &str)] = &[
     ("arise", "arose arisen"),
@@ -183,21 +185,31 @@ pub fn lemma_column(text: &str) -> String {
 /// Most words a query may have.
 pub const MAX_QUERY_WORDS: usize = 32;
 
-/// Turns free text into a safe FTS5 MATCH expression: every word becomes a
-/// quoted string (so no user input is read as FTS5 syntax), irregular words
-/// are OR-ed with their base word, and words are AND-ed. `None` when the
-/// text has no words.
+/// Turns free text into a safe FTS5 MATCH expression.
+///
+/// - Every word becomes a quoted string, so no user input is read as FTS5
+///   syntax (the words are runs of letters and digits: they hold no quote).
+/// - Function words are dropped the way every other keyword path drops them
+///   ([`query_words`]): "which editor does the user prefer" asks about
+///   `editor`, `user`, `prefer`; a query of only function words keeps them.
+/// - An irregular word is OR-ed with its base word.
+/// - Words are OR-ed, not AND-ed: a question rarely has every one of its
+///   words in one section, and BM25 already ranks the sections that match
+///   more (and rarer) words first. Each term is parenthesized and joined with
+///   an explicit `OR`, since FTS5's implicit AND only joins phrases:
+///   `"editor" ("does" OR "do")` is a syntax error.
+///
+/// `None` when the text has no words.
 pub fn match_expression(query: &str) -> Option<String> {
-    let mut seen = BTreeSet::new();
-    let terms: Vec<String> = words(query)
-        .filter(|w| seen.insert(w.clone()))
+    let terms: Vec<String> = query_words(query)
+        .into_iter()
         .take(MAX_QUERY_WORDS)
         .map(|w| match base_form(&w) {
             Some(base) => format!("(\"{w}\" OR \"{base}\")"),
             None => format!("\"{w}\""),
         })
         .collect();
-    (!terms.is_empty()).then(|| terms.join(" "))
+    (!terms.is_empty()).then(|| terms.join(" OR "))
 }
 
 #[cfg(test)]
@@ -219,16 +231,16 @@ mod tests {
         assert_eq!(match_expression("running"), Some("\"running\"".into()));
         assert_eq!(
             match_expression("Ran fast ran"),
-            Some("(\"ran\" OR \"run\") \"fast\"".into())
+            Some("(\"ran\" OR \"run\") OR \"fast\"".into())
         );
         assert_eq!(
             match_expression("a\" OR NEAR(x*) -b:"),
-            Some("\"a\" \"or\" \"near\" \"x\" \"b\"".into())
+            Some("\"near\" OR \"x\" OR \"b\"".into())
         );
         assert_eq!(match_expression("  !!! "), None);
         assert_eq!(
             match_expression("café ☕ naïve"),
-            Some("\"café\" \"naïve\"".into())
+            Some("\"café\" OR \"naïve\"".into())
         );
         let long = "w ".repeat(100) + &(0..100).map(|i| format!("x{i} ")).collect::<String>();
         let expr = match_expression(&long).unwrap();

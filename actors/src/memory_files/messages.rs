@@ -17,7 +17,7 @@ use super::docs::collect_documents;
 use super::error::MemoryFilesError;
 use super::files::{AppendedEntry, Layer, PruneReport};
 use super::history::FULL_DAYS;
-use super::index::{is_damage, FileHit};
+use super::index::FileHit;
 use super::lemma::match_expression;
 
 /// Longest search query accepted, in characters.
@@ -225,7 +225,11 @@ impl Handler<SearchFiles> for MemoryFiles {
         self.with_index(move |mut index| {
             Box::pin(async move {
                 let res = match index.search(&expr, msg.limit).await {
-                    Err(e) if is_damage(&e) => {
+                    Err(e) => {
+                        if !index.search_error_is_damage(&e).await {
+                            // The index is sound: the query itself failed.
+                            return (index, Err(MemoryFilesError::Search(e)));
+                        }
                         // Self-healing: a damaged index is rebuilt from the
                         // files and the search retried once.
                         tracing::warn!(error = %e, "memory index damaged; rebuilding before searching");
@@ -238,7 +242,7 @@ impl Handler<SearchFiles> for MemoryFiles {
                             Err(e) => Err(e),
                         }
                     }
-                    other => other,
+                    ok => ok,
                 };
                 (index, res.map_err(MemoryFilesError::from))
             })

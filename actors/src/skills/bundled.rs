@@ -22,9 +22,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::atomic::write_atomic;
 use super::catalog::SKILL_FILE;
 use super::error::{io_error, SkillError};
+use crate::atomic_file::write_atomic;
 
 /// A skill compiled into the binary.
 #[derive(Debug, Clone, Copy)]

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::atomic::write_atomic;
+use crate::atomic_file::write_atomic;
 
 /// Entries idle longer than this many days are dropped.
 pub const TTL_DAYS: i64 = 30;

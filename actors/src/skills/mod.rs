@@ -20,11 +20,10 @@
 //! edit), [`names`] (sanitizing, path safety), [`triggers`], [`crediting`]
 //! (which tool calls read which skill), [`search`], [`budget`] (alias
 //! folding), [`context`] (index, lazy top-K, `$name`), [`ledger`];
-//! file-system work in [`catalog`], [`store`], [`bundled`] and [`atomic`];
+//! file-system work in [`catalog`], [`store`] and [`bundled`] (atomic writes: [`crate::atomic_file`]);
 //! the actor in `actor.rs`, `messages.rs` and `context_messages.rs`.
 
 mod actor;
-pub mod atomic;
 pub mod budget;
 pub mod bundled;
 pub mod catalog;

@@ -7,10 +7,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::atomic::write_atomic;
 use super::catalog::{MAX_SKILL_BYTES, SKILL_FILE};
 use super::error::{io_error, SkillError};
 use super::names::resolve_inside;
+use crate::atomic_file::write_atomic;
 
 /// The SKILL.md a new skill starts from when no content is given.
 pub fn template(name: &str, description: Option<&str>) -> String {

@@ -10,7 +10,7 @@ use super::error::TranscriptError;
 use super::file::{
     append_turn, file_stem, meta_path, read_meta, transcript_path, write_meta, MAX_TURN_CHARS,
 };
-use super::types::{NewTurn, SessionMeta, TranscriptsConfig, Turn};
+use super::types::{NewTurn, Role, SessionMeta, TranscriptsConfig, Turn};
 use crate::clock::format_ts;
 
 /// The actor. Start it with `TranscriptsHandle::start`.
@@ -21,7 +21,18 @@ pub(crate) struct Transcripts {
     /// Source ids already imported, by file stem; read from the transcript
     /// on a session's first import, then kept current.
     pub(super) source_ids: HashMap<String, HashSet<String>>,
+    /// Sessions (file stems) whose first prompt was already claimed. Kept
+    /// in memory, bounded: a prompt answered but not yet recorded (Claude
+    /// Code sends its transcript when the turn ends) still makes the next
+    /// one a later prompt, and after a restart the recorded turns tell.
+    pub(super) prompted: lru::LruCache<String, ()>,
 }
+
+/// Sessions whose claimed first prompt is remembered.
+const PROMPTED_SESSIONS: std::num::NonZeroUsize = match std::num::NonZeroUsize::new(8192) {
+    Some(n) => n,
+    None => unreachable!(),
+};
 
 impl Actor for Transcripts {
     type Context = Context<Self>;
@@ -45,6 +56,7 @@ impl Transcripts {
             config,
             sessions,
             source_ids: HashMap::new(),
+            prompted: lru::LruCache::new(PROMPTED_SESSIONS),
         }
     }
 
@@ -99,10 +111,14 @@ impl Transcripts {
             .or_insert_with(|| SessionMeta {
                 key: key.to_owned(),
                 created_at: now.to_owned(),
+                user_turns: Some(0),
                 ..SessionMeta::default()
             });
         meta.last_activity = now.to_owned();
         meta.turns += turns.len() as u64;
+        if let Some(users) = meta.user_turns.as_mut() {
+            *users += turns.iter().filter(|t| t.role == Role::User).count() as u64;
+        }
         let meta = meta.clone();
         write_meta(&meta_path(&self.config.dir, stem), &meta)
     }

@@ -5,8 +5,12 @@ use actix::prelude::*;
 use super::actor::Transcripts;
 use super::error::TranscriptError;
 use super::import::ImportTurns;
-use super::messages::{AppendTurn, GetRecentTurns, GetTurnsSince, ListSessions, MarkConsolidated};
-use super::types::{ImportOutcome, ImportedTurn, NewTurn, SessionMeta, TranscriptsConfig, Turn};
+use super::messages::{
+    AppendTurn, ClaimPrompt, GetRecentTurns, GetTurnsSince, ListSessions, MarkConsolidated,
+};
+use super::types::{
+    ImportOutcome, ImportedTurn, NewTurn, PromptOrder, SessionMeta, TranscriptsConfig, Turn,
+};
 use crate::ask::ask;
 
 /// A cloneable reference to the running transcripts actor.
@@ -35,6 +39,19 @@ impl TranscriptsHandle {
     /// Appends a turn; answers the session's updated metadata.
     pub async fn append(&self, turn: NewTurn) -> Result<SessionMeta, TranscriptError> {
         ask(&self.addr, AppendTurn(turn)).await
+    }
+
+    /// Claims the next user prompt of `key`: whether it is the session's
+    /// first (no user turn recorded and no earlier prompt claimed), and why.
+    /// Used when a surface does not say (the hook adapter never knows).
+    pub async fn claim_prompt(&self, key: &str) -> Result<PromptOrder, TranscriptError> {
+        ask(
+            &self.addr,
+            ClaimPrompt {
+                key: key.to_owned(),
+            },
+        )
+        .await
     }
 
     /// Imports turns kept elsewhere, each id at most once per session.

@@ -6,7 +6,7 @@ use actix::prelude::*;
 use super::actor::Transcripts;
 use super::error::TranscriptError;
 use super::file::{all_turns, file_stem, meta_path, tail_turns, transcript_path, write_meta};
-use super::types::{NewTurn, SessionMeta, Turn};
+use super::types::{NewTurn, PromptOrder, SessionMeta, Turn};
 
 /// Appends a turn to its session's transcript.
 #[derive(Debug, Message)]
@@ -40,6 +40,24 @@ pub(crate) struct GetTurnsSince {
 pub(crate) struct MarkConsolidated {
     pub key: String,
     pub upto: u64,
+}
+
+/// Claims the next user prompt of a session: answers whether it is the
+/// session's first, and remembers that a prompt was answered.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<PromptOrder, TranscriptError>")]
+pub(crate) struct ClaimPrompt {
+    pub key: String,
+}
+
+impl Handler<ClaimPrompt> for Transcripts {
+    type Result = Result<PromptOrder, TranscriptError>;
+
+    fn handle(&mut self, msg: ClaimPrompt, _: &mut Context<Self>) -> Self::Result {
+        let stem = file_stem(&msg.key)?;
+        let claimed_before = self.prompted.put(stem.clone(), ()).is_some();
+        Ok(PromptOrder::of(self.sessions.get(&stem), claimed_before))
+    }
 }
 
 impl Handler<AppendTurn> for Transcripts {

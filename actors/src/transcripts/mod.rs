@@ -28,5 +28,6 @@ pub use error::TranscriptError;
 pub use file::{MAX_KEY_CHARS, MAX_TURN_CHARS};
 pub use handle::TranscriptsHandle;
 pub use types::{
-    ImportOutcome, ImportedTurn, NewTurn, RefusedTurn, Role, SessionMeta, TranscriptsConfig, Turn,
+    ImportOutcome, ImportedTurn, NewTurn, PromptOrder, RefusedTurn, Role, SessionMeta,
+    TranscriptsConfig, Turn,
 };

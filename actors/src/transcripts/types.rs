@@ -65,6 +65,10 @@ pub struct SessionMeta {
     pub last_activity: String,
     /// Turns stored.
     pub turns: u64,
+    /// User turns stored (`None` in metadata written before they were
+    /// counted: then [`Self::turns`] stands in for them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_turns: Option<u64>,
     /// Turns already consolidated by the history path (the consolidator's
     /// persisted marker; the prefs path never advances it).
     #[serde(default)]
@@ -141,5 +145,71 @@ impl std::fmt::Debug for TranscriptsConfig {
         f.debug_struct("TranscriptsConfig")
             .field("dir", &self.dir)
             .finish()
+    }
+}
+
+/// Whether a user prompt is the first of its session (episodic memory goes
+/// with the first; spec "Context Builder → Every message"), and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PromptOrder {
+    /// The first user prompt of the session.
+    pub first: bool,
+    /// Why, in words for the receipt.
+    pub why: String,
+}
+
+impl PromptOrder {
+    /// The order of a prompt in a session with metadata `meta` (none: no
+    /// turn recorded), given whether an earlier prompt of the same session
+    /// was already claimed (answered but not yet recorded: Claude Code's
+    /// transcript arrives only when the turn ends).
+    pub fn of(meta: Option<&SessionMeta>, claimed_before: bool) -> Self {
+        let later = |why: String| Self { first: false, why };
+        match meta {
+            Some(SessionMeta {
+                user_turns: Some(n),
+                ..
+            }) if *n > 0 => later(format!("the session has {n} recorded user turns")),
+            Some(SessionMeta {
+                user_turns: None,
+                turns,
+                ..
+            }) if *turns > 0 => later(format!("the session has {turns} recorded turns")),
+            _ if claimed_before => later("an earlier prompt of this session was answered".into()),
+            _ => Self {
+                first: true,
+                why: "no earlier user turn in this session".into(),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(turns: u64, user_turns: Option<u64>) -> SessionMeta {
+        SessionMeta {
+            turns,
+            user_turns,
+            ..SessionMeta::default()
+        }
+    }
+
+    #[test]
+    fn the_first_prompt_is_the_one_before_any_user_turn_or_claim() {
+        assert!(PromptOrder::of(None, false).first);
+        // An assistant greeting or a system turn does not make it later.
+        assert!(PromptOrder::of(Some(&meta(2, Some(0))), false).first);
+        let later = PromptOrder::of(Some(&meta(4, Some(2))), false);
+        assert!(!later.first);
+        assert_eq!(later.why, "the session has 2 recorded user turns");
+        // Metadata from before user turns were counted: any turn counts.
+        assert!(!PromptOrder::of(Some(&meta(3, None)), false).first);
+        assert!(PromptOrder::of(Some(&meta(0, None)), false).first);
+        // Answered but not recorded yet (Claude Code records at Stop).
+        let claimed = PromptOrder::of(None, true);
+        assert!(!claimed.first);
+        assert!(claimed.why.contains("earlier prompt"), "{}", claimed.why);
     }
 }

@@ -38,6 +38,7 @@ use super::semantic::mirror::SemanticMirror;
 use super::settings::StoreSettings;
 use super::space::types::{ReembedStatus, SpaceInfo};
 use crate::clock::{format_ts, SharedClock};
+use crate::embedder::calibration::{Calibration, Thresholds};
 use crate::security::similarity::SimilarityPolicy;
 use crate::security_log::SecurityLogHandle;
 
@@ -62,6 +63,9 @@ pub(crate) struct VectorStore {
     pub(super) exemplar_bank: Option<Arc<ExemplarBank>>,
     /// Where injection blocks are also recorded, once attached.
     pub(super) security_log: Option<SecurityLogHandle>,
+    /// The embedding model's calibration (its similarity thresholds), once
+    /// measured; used only while its model is the space's.
+    pub(super) calibration: Option<Calibration>,
     /// Rung after every handler: the live audit trail's publisher
     /// (`audit_feed.rs`) looks for newly committed rows.
     pub(super) audit_wake: Arc<tokio::sync::Notify>,
@@ -72,6 +76,15 @@ pub(crate) struct VectorStore {
 }
 
 impl VectorStore {
+    /// The similarity thresholds in force: the calibration's when it was
+    /// measured for the space's model, else the reference constants.
+    pub(super) fn thresholds(&self) -> Thresholds {
+        match (&self.calibration, &self.space.model_id) {
+            (Some(c), Some(model)) if c.model_id == *model => c.thresholds,
+            _ => Thresholds::REFERENCE,
+        }
+    }
+
     pub(super) fn now(&self) -> String {
         format_ts(self.clock.now())
     }
@@ -161,7 +174,9 @@ impl VectorStore {
             Ok(pool) => pool,
             Err(e) => return Box::pin(fut::ready(Err(e))),
         };
-        let fut = op(pool, self.settings.clone(), self.now());
+        let mut settings = self.settings.clone();
+        settings.similarity = self.thresholds();
+        let fut = op(pool, settings, self.now());
         Box::pin(fut.into_actor(self).map(|res, act, ctx| {
             act.stop_if_fatal(&res, ctx);
             res
@@ -273,6 +288,7 @@ pub(super) mod supervision_tests {
             reembed: Default::default(),
             exemplar_bank: None,
             security_log: None,
+            calibration: None,
             audit_wake: Default::default(),
             background: TaskTracker::new(),
         });

@@ -17,12 +17,15 @@ use super::audit_feed;
 use super::db;
 use super::episodic::index_messages::SaveEpisodicIndex;
 use super::error::VectorStoreError;
-use super::messages::{AttachSecurityLog, CheckHealth, CloseStore, GetStats};
+use super::messages::{
+    AttachSecurityLog, CheckHealth, CloseStore, GetSimilarity, GetStats, SetCalibration,
+};
 use super::settings::StoreSettings;
 use super::space::db::load_space;
 use super::stats::MemoryStats;
 use crate::ask::ask;
 use crate::clock::SharedClock;
+use crate::embedder::calibration::{Calibration, Similarity};
 use crate::embedder::EmbedderHandle;
 use crate::security_log::SecurityLogHandle;
 
@@ -72,6 +75,7 @@ impl VectorStoreHandle {
             reembed: Default::default(),
             exemplar_bank: None,
             security_log: None,
+            calibration: None,
             audit_wake: wake,
             background: tokio_util::task::TaskTracker::new(),
         });
@@ -115,6 +119,18 @@ impl VectorStoreHandle {
             self.reconcile_space(&model_id, dim).await?;
         }
         Ok(self.with_embedder(embedder))
+    }
+
+    /// Uses `calibration`'s similarity thresholds while its model is the
+    /// space's (the daemon measures it when the embedder is ready).
+    pub async fn set_calibration(&self, calibration: Calibration) -> Result<(), VectorStoreError> {
+        self.ask(SetCalibration(calibration)).await
+    }
+
+    /// The similarity thresholds in force (the reference constants until a
+    /// calibration of the space's model is set), with that calibration.
+    pub async fn similarity(&self) -> Result<Similarity, VectorStoreError> {
+        self.ask(GetSimilarity).await
     }
 
     /// Records every injection block of every writer in `log` as well

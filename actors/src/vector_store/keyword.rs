@@ -41,8 +41,13 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
         .map(str::to_lowercase)
 }
 
+/// Whether a lowercase word is one of the function words queries drop.
+pub(crate) fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.contains(&word)
+}
+
 /// The Snowball English stem of one lowercase word.
-pub(super) fn stem(word: &str) -> String {
+pub(crate) fn stem(word: &str) -> String {
     STEMMER.stem(word).into_owned()
 }
 
@@ -54,7 +59,7 @@ pub(super) fn stems(text: &str) -> HashSet<String> {
 
 /// The query's lowercase words without stop words, in order, each once; a
 /// query of only stop words keeps them, so it still matches something.
-pub(super) fn query_words(query: &str) -> Vec<String> {
+pub(crate) fn query_words(query: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for w in words(query).filter(|w| !STOP_WORDS.contains(&w.as_str())) {
         if !out.contains(&w) {

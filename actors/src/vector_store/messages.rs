@@ -7,6 +7,7 @@ use super::actor::VectorStore;
 use super::db;
 use super::error::VectorStoreError;
 use super::stats::{stats, MemoryStats};
+use crate::embedder::calibration::{Calibration, Similarity};
 use crate::security_log::SecurityLogHandle;
 
 /// Reports counts and sizes.
@@ -35,6 +36,41 @@ impl Handler<AttachSecurityLog> for VectorStore {
     fn handle(&mut self, msg: AttachSecurityLog, _: &mut Context<Self>) -> Self::Result {
         self.security_log = Some(msg.0);
         Ok(())
+    }
+}
+
+/// Sets the embedding model's calibration.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(), VectorStoreError>")]
+pub(crate) struct SetCalibration(pub Calibration);
+
+impl Handler<SetCalibration> for VectorStore {
+    type Result = Result<(), VectorStoreError>;
+
+    fn handle(&mut self, msg: SetCalibration, _: &mut Context<Self>) -> Self::Result {
+        tracing::info!(model = %msg.0.model_id, thresholds = ?msg.0.thresholds, "similarity thresholds calibrated");
+        self.calibration = Some(msg.0);
+        Ok(())
+    }
+}
+
+/// The similarity thresholds in force, with the calibration behind them.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<Similarity, VectorStoreError>")]
+pub(crate) struct GetSimilarity;
+
+impl Handler<GetSimilarity> for VectorStore {
+    type Result = Result<Similarity, VectorStoreError>;
+
+    fn handle(&mut self, _: GetSimilarity, _: &mut Context<Self>) -> Self::Result {
+        let calibration = self
+            .calibration
+            .clone()
+            .filter(|c| self.space.model_id.as_deref() == Some(c.model_id.as_str()));
+        Ok(Similarity {
+            calibration,
+            thresholds: self.thresholds(),
+        })
     }
 }
 

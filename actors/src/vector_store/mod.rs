@@ -39,7 +39,7 @@ mod db;
 pub mod episodic;
 mod error;
 mod handle;
-mod keyword;
+pub(crate) mod keyword;
 pub mod lessons;
 mod messages;
 mod refusal;

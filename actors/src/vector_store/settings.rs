@@ -2,6 +2,7 @@
 
 use super::episodic::types::DEFAULT_EPISODIC_MAX;
 use super::semantic::validate::DEFAULT_CONFIDENCE_THRESHOLD;
+use crate::embedder::calibration::Thresholds;
 
 /// Tunables of the store, taken from the `memory` section of the config.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,6 +15,11 @@ pub struct StoreSettings {
     pub max_events: u32,
     /// Active episodic fragments kept.
     pub episodic_max: u64,
+    /// The similarity thresholds on the embedding model's scale. Not a
+    /// setting: the store fills it in for every request from the model's
+    /// calibration (`embedder/calibration.rs`), the reference values until
+    /// one is measured.
+    pub similarity: Thresholds,
 }
 
 impl Default for StoreSettings {
@@ -23,6 +29,7 @@ impl Default for StoreSettings {
             confidence_threshold: DEFAULT_CONFIDENCE_THRESHOLD,
             max_events: 10_000,
             episodic_max: DEFAULT_EPISODIC_MAX,
+            similarity: Thresholds::REFERENCE,
         }
     }
 }

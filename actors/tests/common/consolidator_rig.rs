@@ -100,9 +100,25 @@ pub(crate) async fn rig_with(
 }
 
 impl Rig {
-    /// Records turn `i` of `key` and tells the consolidator, like the
-    /// gateway route does; answers whether a prefs run started.
+    /// Records turn `i` of `key` (a conversation that supports what
+    /// [`history_answer`] and the prefs answers say: grounding drops any
+    /// item the turns do not) and tells the consolidator, like the gateway
+    /// route does; answers whether a prefs run started.
     pub(crate) async fn say(&self, key: &str, i: usize) -> bool {
+        const LINES: [&str; 5] = [
+            "I prefer neovim with dark mode; I switched my editor to neovim this week.",
+            "Noted: neovim in dark mode. We talked about editors.",
+            "Please suggest neovim keybindings first.",
+            "Sure, neovim keybindings first from now on.",
+            "My main project is kirocrew.",
+        ];
+        let text = format!("msg-{i:03} {}", LINES[i % LINES.len()]);
+        self.say_text(key, i, &text).await
+    }
+
+    /// Records `text` as turn `i` of `key` (user on even turns) and tells
+    /// the consolidator; answers whether a prefs run started.
+    pub(crate) async fn say_text(&self, key: &str, i: usize, text: &str) -> bool {
         let meta = self
             .transcripts
             .append(NewTurn {
@@ -112,7 +128,7 @@ impl Rig {
                 } else {
                     Role::Assistant
                 },
-                text: format!("msg-{i:03} I prefer neovim with dark mode"),
+                text: text.into(),
                 channel_id: None,
                 sender: None,
                 user: None,

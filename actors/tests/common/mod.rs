@@ -24,15 +24,29 @@ pub(crate) mod consolidator_rig;
 /// The MiniLM model the store tests embed with (small and fast).
 pub(crate) const TEST_MODEL: &str = "all-minilm-l6-v2-q8_0.gguf";
 
+/// `../shared/<rel>` beside the checkout, or `None` with the reason
+/// printed when it is absent. In CI (`CI=true`) an absent asset fails the
+/// test instead: CI has `../shared`, and a test that passes by skipping
+/// there would prove nothing.
+pub(crate) fn shared_asset(rel: &str) -> Option<PathBuf> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared")
+        .join(rel);
+    if path.exists() {
+        return Some(path);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("CI=true but {} is absent", path.display());
+    }
+    eprintln!("skipped: {} is absent", path.display());
+    None
+}
+
 /// `../shared/models`, or `None` (with the reason printed) when it is absent.
 pub(crate) fn models_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/models");
-    if dir.join(TEST_MODEL).exists() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: ../shared/models is absent");
-        None
-    }
+    shared_asset(&format!("models/{TEST_MODEL}"))?
+        .parent()
+        .map(Path::to_path_buf)
 }
 
 /// Opens `memory.db` in `dir` with `settings` on the system clock.

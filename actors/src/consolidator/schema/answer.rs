@@ -25,7 +25,6 @@ pub enum ConsolidationPath {
 
 /// A semantic entry the model proposes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct SemanticItem {
     /// `pref.*`, `project.*` or `user.*`.
     pub key: String,
@@ -37,7 +36,6 @@ pub struct SemanticItem {
 
 /// An episodic fragment the model proposes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct EpisodicItem {
     /// What happened.
     pub text: String,
@@ -50,7 +48,6 @@ pub struct EpisodicItem {
 
 /// An implicit correction the model found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct LessonItem {
     /// What to do.
     pub rule: String,
@@ -83,6 +80,13 @@ pub struct ConsolidationAnswer {
     /// projects.md, whole (prefs path, before migration).
     #[serde(default)]
     pub projects_update: Option<String>,
+    /// Keys of the answer that are not this path's (another path's, or
+    /// none's): ignored, named for the run report.
+    #[serde(skip)]
+    pub ignored_keys: Vec<String>,
+    /// Items that did not fit their schema, dropped one by one.
+    #[serde(skip)]
+    pub malformed: usize,
 }
 
 /// Why an answer was refused.
@@ -105,4 +109,10 @@ pub struct Dropped {
     pub episodic: usize,
     /// Lessons over [`MAX_LESSONS`].
     pub lessons: usize,
+    /// Items that did not fit their schema (a wrong type, a number outside
+    /// [0, 1], an unknown category).
+    pub malformed: usize,
+    /// Items the conversation does not support (grounding): invented, or
+    /// taken from the prompt's own examples.
+    pub ungrounded: usize,
 }

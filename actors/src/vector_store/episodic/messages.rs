@@ -3,7 +3,6 @@
 use actix::prelude::*;
 
 use super::db;
-use super::rank::NEAR_DUPLICATE_COSINE;
 use super::search::{exact_cosines, rank, rescore, Inputs};
 use super::types::{
     content_hash, EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite, SearchMode,
@@ -112,7 +111,7 @@ impl Handler<WriteEpisodic> for VectorStore {
                             (Some(v), Some(sig)) if msg.write.dedup => act
                                 .episodic
                                 .nearest(&v.vector, sig)
-                                .filter(|(_, cos)| *cos > NEAR_DUPLICATE_COSINE)
+                                .filter(|(_, cos)| *cos > act.thresholds().near_duplicate)
                                 .and_then(|(id, _)| act.episodic.get(id)),
                             _ => None,
                         };
@@ -198,6 +197,7 @@ impl Handler<SearchEpisodic> for VectorStore {
                     cosines: &cosines,
                     keyword: &keyword,
                     now,
+                    thresholds: act.thresholds(),
                 },
             );
             let ids: Vec<i64> = hits.iter().map(|h| h.entry.id).collect();

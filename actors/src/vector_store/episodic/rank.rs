@@ -26,11 +26,10 @@
 
 use std::hash::{Hash, Hasher};
 
-/// Cosine a fragment needs for context injection.
-pub(crate) const RELEVANCE_THRESHOLD: f32 = 0.55;
-/// Relaxed threshold for long fragments (long texts dilute cosine).
-pub(crate) const LONG_TEXT_THRESHOLD: f32 = 0.42;
-/// What counts as long, in characters.
+use crate::embedder::calibration::Thresholds;
+
+/// What counts as long, in characters (the relevance gate is relaxed for
+/// longer fragments: long texts dilute cosine).
 pub(crate) const LONG_TEXT_CHARS: usize = 300;
 /// Daily decay rate: exp(−0.03 × days) halves at ~23 days.
 pub(crate) const DECAY_PER_DAY: f64 = 0.03;
@@ -48,16 +47,14 @@ pub(crate) const EPISODE_CONTEXT_WEIGHT: f64 = 0.5;
 pub(crate) const EPISODE_GAP_HOURS: f64 = 3.0;
 /// Most of a hybrid score that age can take away.
 pub(crate) const RECENCY_PRIOR_WEIGHT: f64 = 0.1;
-/// Cosine above which a new fragment duplicates an existing one.
-pub(crate) const NEAR_DUPLICATE_COSINE: f32 = 0.88;
-
 /// Whether a fragment of `chars` characters with raw cosine `cosine` may be
-/// injected into context.
-pub(crate) fn passes_gate(cosine: f32, chars: usize) -> bool {
+/// injected into context: `thresholds.relevance` (`relevance_long` for long
+/// fragments), on the model's scale (`embedder/calibration.rs`).
+pub(crate) fn passes_gate(cosine: f32, chars: usize, thresholds: &Thresholds) -> bool {
     let threshold = if chars > LONG_TEXT_CHARS {
-        LONG_TEXT_THRESHOLD
+        thresholds.relevance_long
     } else {
-        RELEVANCE_THRESHOLD
+        thresholds.relevance
     };
     cosine >= threshold
 }
@@ -251,11 +248,16 @@ mod tests {
 
     #[test]
     fn gate_reads_raw_cosine_with_a_long_text_relaxation() {
-        assert!(passes_gate(0.55, 10));
-        assert!(!passes_gate(0.54, 10));
-        assert!(!passes_gate(0.45, 300));
-        assert!(passes_gate(0.45, 301));
-        assert!(!passes_gate(0.41, 2000));
+        let t = Thresholds {
+            relevance: 0.55,
+            relevance_long: 0.42,
+            ..Thresholds::REFERENCE
+        };
+        assert!(passes_gate(0.55, 10, &t));
+        assert!(!passes_gate(0.54, 10, &t));
+        assert!(!passes_gate(0.45, 300, &t));
+        assert!(passes_gate(0.45, 301, &t));
+        assert!(!passes_gate(0.41, 2000, &t));
     }
 
     #[test]

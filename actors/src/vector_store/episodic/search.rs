@@ -15,6 +15,7 @@ use super::rank::{
     same_episode, with_episode_context, word_set, MMR_MAX_POOL,
 };
 use super::types::{EpisodicHit, EpisodicQuery, SearchMode};
+use crate::embedder::calibration::Thresholds;
 use crate::embedder::vector::cosine;
 
 /// Inputs besides the mirror.
@@ -29,6 +30,8 @@ pub(super) struct Inputs<'a> {
     pub keyword: &'a [(i64, f64)],
     /// "Now" for decay.
     pub now: DateTime<Utc>,
+    /// The relevance gate's thresholds on the model's scale.
+    pub thresholds: Thresholds,
 }
 
 /// A ranked candidate: (id, score, raw cosine when compared).
@@ -90,7 +93,7 @@ fn reference_ranking(mirror: &EpisodicMirror, input: &Inputs<'_>) -> Vec<Candida
             .iter()
             .filter_map(|&(id, cos)| {
                 let row = mirror.get(id)?;
-                if gate && !passes_gate(cos, chars(row)) {
+                if gate && !passes_gate(cos, chars(row), &input.thresholds) {
                     return None;
                 }
                 let days = days_between(input.now, row.created);
@@ -136,7 +139,7 @@ fn hybrid_ranking(mirror: &EpisodicMirror, input: &Inputs<'_>) -> Vec<Candidate>
             // raw vector score). A candidate without one — no model, a
             // cooling-down model, a row whose embedding is deferred — came
             // from the keyword ranking and is served on that evidence.
-            if gate && cos.is_some_and(|c| !passes_gate(c, chars(row))) {
+            if gate && cos.is_some_and(|c| !passes_gate(c, chars(row), &input.thresholds)) {
                 return None;
             }
             let k = match keyword.get(&id) {
@@ -221,7 +224,7 @@ pub(super) fn rank(mirror: &EpisodicMirror, input: Inputs<'_>) -> Vec<EpisodicHi
                 score,
                 cosine: cos,
                 decay: decay(days_between(input.now, row.created)),
-                passed_gate: cos.is_none_or(|c| passes_gate(c, chars(row))),
+                passed_gate: cos.is_none_or(|c| passes_gate(c, chars(row), &input.thresholds)),
             })
         })
         .collect()

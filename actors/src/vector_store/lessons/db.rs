@@ -145,7 +145,7 @@ pub(crate) async fn write(
             },
         })
         .collect();
-    let replaced = match dedup(&rule, &view) {
+    let replaced = match dedup(&rule, &view, settings.similarity.lesson_duplicate) {
         Dedup::New => None,
         Dedup::Duplicate(existing) => {
             return Err(VectorStoreError::DuplicateLesson { key: existing })

@@ -16,8 +16,6 @@ pub const MAX_RULE_CHARS: usize = 1000;
 /// Shared keywords (as a share of the smaller set) at which the newer
 /// lesson replaces the older one.
 pub(crate) const TOPIC_OVERLAP: f64 = 0.5;
-/// Cosine above which two lessons say the same thing (the longer wins).
-pub(crate) const DUPLICATE_COSINE: f32 = 0.85;
 /// Lessons without a vector embedded during one write (plus the rule
 /// itself: at most 6 embeds per write).
 pub(crate) const MAX_BACKFILLS_PER_WRITE: u32 = 5;
@@ -275,8 +273,9 @@ fn overlap(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
 ///    inside the new rule is replaced by it ("use dark mode" vs "always use
 ///    dark mode" keep one lesson, the more specific);
 /// 2. topic overlap ≥ 50% of the smaller keyword set: the newer replaces;
-/// 3. embedding cosine > 0.85: the longer text wins.
-pub(crate) fn dedup(rule: &str, existing: &[ExistingLesson]) -> Dedup {
+/// 3. embedding cosine > `duplicate_cosine` (0.85 on the reference scale,
+///    moved onto the model's by its calibration): the longer text wins.
+pub(crate) fn dedup(rule: &str, existing: &[ExistingLesson], duplicate_cosine: f32) -> Dedup {
     let own_key = lesson_key(rule);
     let others: Vec<&ExistingLesson> = existing.iter().filter(|e| e.key != own_key).collect();
     let lower = rule.to_lowercase();
@@ -296,7 +295,7 @@ pub(crate) fn dedup(rule: &str, existing: &[ExistingLesson]) -> Dedup {
         }
     }
     for e in &others {
-        if e.cosine.is_some_and(|c| c > DUPLICATE_COSINE) {
+        if e.cosine.is_some_and(|c| c > duplicate_cosine) {
             return if rule.chars().count() > e.rule.chars().count() {
                 Dedup::Replace(e.key.clone())
             } else {

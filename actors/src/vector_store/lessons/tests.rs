@@ -1,4 +1,5 @@
 use super::rules::*;
+use crate::embedder::calibration::Thresholds;
 use crate::vector_store::keyword::{stems, KeywordQuery};
 
 fn existing(rule: &str, cosine: Option<f32>) -> ExistingLesson {
@@ -44,12 +45,20 @@ fn validation_rejects_empty_long_and_separator_rules() {
 fn substring_dedup_keeps_the_more_specific_rule() {
     let old = [existing("always use dark mode", None)];
     assert_eq!(
-        dedup("use dark mode", &old),
+        dedup(
+            "use dark mode",
+            &old,
+            Thresholds::REFERENCE.lesson_duplicate
+        ),
         Dedup::Duplicate(lesson_key("always use dark mode"))
     );
     let old = [existing("use dark mode", None)];
     assert_eq!(
-        dedup("Always use dark mode in the editor", &old),
+        dedup(
+            "Always use dark mode in the editor",
+            &old,
+            Thresholds::REFERENCE.lesson_duplicate
+        ),
         Dedup::Replace(lesson_key("use dark mode"))
     );
 }
@@ -58,11 +67,22 @@ fn substring_dedup_keeps_the_more_specific_rule() {
 fn topic_overlap_lets_the_newer_replace() {
     let old = [existing("use dark mode", None)];
     assert_eq!(
-        dedup("use light mode", &old),
+        dedup(
+            "use light mode",
+            &old,
+            Thresholds::REFERENCE.lesson_duplicate
+        ),
         Dedup::Replace(lesson_key("use dark mode"))
     );
     let unrelated = [existing("run cargo fmt before committing", None)];
-    assert_eq!(dedup("use light mode", &unrelated), Dedup::New);
+    assert_eq!(
+        dedup(
+            "use light mode",
+            &unrelated,
+            Thresholds::REFERENCE.lesson_duplicate
+        ),
+        Dedup::New
+    );
 }
 
 #[test]
@@ -70,22 +90,44 @@ fn embedding_dedup_keeps_the_longer_text() {
     // No shared keywords, so only the embedding rung can match.
     let old = [existing("use ripgrep for code lookups", Some(0.9))];
     assert_eq!(
-        dedup("prefer rg when searching", &old),
+        dedup(
+            "prefer rg when searching",
+            &old,
+            Thresholds::REFERENCE.lesson_duplicate
+        ),
         Dedup::Duplicate(lesson_key("use ripgrep for code lookups"))
     );
     let old = [existing("prefer rg when searching", Some(0.9))];
     assert_eq!(
-        dedup("use ripgrep for code lookups", &old),
+        dedup(
+            "use ripgrep for code lookups",
+            &old,
+            Thresholds::REFERENCE.lesson_duplicate
+        ),
         Dedup::Replace(lesson_key("prefer rg when searching"))
     );
     let old = [existing("search with rg", Some(0.85))];
-    assert_eq!(dedup("prefer ripgrep for code", &old), Dedup::New);
+    assert_eq!(
+        dedup(
+            "prefer ripgrep for code",
+            &old,
+            Thresholds::REFERENCE.lesson_duplicate
+        ),
+        Dedup::New
+    );
 }
 
 #[test]
 fn the_rules_own_key_is_not_a_duplicate() {
     let old = [existing("use dark mode", Some(1.0))];
-    assert_eq!(dedup("use dark mode", &old), Dedup::New);
+    assert_eq!(
+        dedup(
+            "use dark mode",
+            &old,
+            Thresholds::REFERENCE.lesson_duplicate
+        ),
+        Dedup::New
+    );
 }
 
 fn lesson(rule: &str) -> Lesson {

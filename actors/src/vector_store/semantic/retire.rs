@@ -10,7 +10,8 @@
 //!
 //! 1. **Meaning** (when both rows carry vectors of the same space): the
 //!    cosine between the fragment's stored vector and the old semantic row's
-//!    stored vector (`"<key> <value>"`) is at least [`RETIRE_COSINE`].
+//!    stored vector (`"<key> <value>"`) is at least the retirement
+//!    threshold (0.70 on the reference scale, `Thresholds::retire`).
 //! 2. **The key's own words next to the value** (no model needed): a word
 //!    of the key's subject (`theme` for `pref.theme`, stemmed, namespace and
 //!    modifiers dropped) within [`KEY_WORD_WINDOW`] words of the quoted
@@ -34,10 +35,6 @@
 use rust_stemmers::{Algorithm, Stemmer};
 
 use super::validate::BUILTIN_PREFIXES;
-
-/// Cosine (fragment vs. old fact document) at or above which a quoting
-/// fragment is about the fact. See the module docs for the measurement.
-pub(crate) const RETIRE_COSINE: f32 = 0.70;
 
 /// How many words may separate the quoted value from a word of the key's
 /// subject ("the dark **theme**", "**editor** of choice is Neovim").
@@ -111,6 +108,10 @@ pub(crate) struct OldFact<'a> {
     pub value: &'a str,
     /// The old row's stored vector and its space signature, if any.
     pub vector: Option<(&'a str, &'a [f32])>,
+    /// Cosine (fragment vs. old fact document) at or above which a
+    /// quoting fragment is about the fact: 0.70 on the reference scale
+    /// (see the module docs for the measurement), on the model's scale.
+    pub retire_cosine: f32,
 }
 
 /// Whether the old value can be quoted at all (long enough to search for).
@@ -131,7 +132,7 @@ pub(crate) fn judge(
     if let (Some((old_space, old)), Some((space, vector))) = (fact.vector, fragment_vector) {
         if old_space == space && old.len() == vector.len() {
             let cos = crate::embedder::vector::cosine(old, vector);
-            if cos >= RETIRE_COSINE {
+            if cos >= fact.retire_cosine {
                 return Some(Evidence::Meaning(cos));
             }
         }
@@ -236,6 +237,7 @@ mod tests {
             key,
             value,
             vector: None,
+            retire_cosine: crate::embedder::calibration::Thresholds::REFERENCE.retire,
         }
     }
 
@@ -360,6 +362,7 @@ mod tests {
             key: "pref.notifications",
             value: v,
             vector: Some(("m/2", &old)),
+            retire_cosine: crate::embedder::calibration::Thresholds::REFERENCE.retire,
         };
         let text = "Notifications are on: true for email.";
         assert!(matches!(

@@ -188,6 +188,7 @@ pub(crate) async fn write(
                 key: &write.key,
                 value: &old_text,
                 vector: old_vector.as_ref().map(|(s, v)| (s.as_str(), v.as_slice())),
+                retire_cosine: settings.similarity.retire,
             };
             retire_stale_episodic(&mut tx, settings, &write, &fact, now).await?;
         }
