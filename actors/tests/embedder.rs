@@ -363,7 +363,7 @@ async fn thresholds_follow_the_model_in_use() {
         ] {
             assert!((got - want).abs() < 0.01, "{c:?}");
         }
-        assert!((c.thresholds.relevance - Thresholds::REFERENCE.relevance).abs() < 0.02);
+        assert!((c.thresholds().relevance - Thresholds::REFERENCE.relevance).abs() < 0.02);
         // Cached by fingerprint: asked again, the same answer.
         assert_eq!(embedder.calibrate(Some(&cache_file)).await.unwrap(), c);
         scales.push(c);
@@ -398,9 +398,9 @@ async fn thresholds_follow_the_model_in_use() {
         let lunch = embed("We had ramen for lunch near the station on Friday.").await;
         let (relevant, unrelated) = (cosine(&q, &helix), cosine(&q, &lunch));
         gate.push((
-            c.thresholds.relevance,
-            relevant >= c.thresholds.relevance,
-            unrelated >= c.thresholds.relevance,
+            c.thresholds().relevance,
+            relevant >= c.thresholds().relevance,
+            unrelated >= c.thresholds().relevance,
             unrelated >= Thresholds::REFERENCE.relevance,
         ));
         embedder.close().await.unwrap();

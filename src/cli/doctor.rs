@@ -90,15 +90,14 @@ pub(crate) async fn report(
     // The file checks touch the disk (and walk the home): off the async
     // worker, which in the daemon (console `doctor`) serves other requests.
     let owned = home.clone();
-    let report = tokio::task::spawn_blocking(move || file_checks(&owned))
+    let (report, cached) = tokio::task::spawn_blocking(move || file_checks(&owned))
         .await
         .map_err(|e| anyhow::anyhow!("doctor's file checks failed: {e}"))?;
     let similarity = match &store {
         Ok(store) => store.similarity().await.ok(),
         Err(_) => None,
     };
-    report_similarity(&report, home, similarity);
-    report_chat_model(&report, home);
+    report_similarity(&report, similarity, cached);
     let db_result = match store {
         Ok(store) => store.stats().await.map_err(|e| e.to_string()),
         Err(e) => Err(e),
@@ -134,9 +133,10 @@ pub(crate) async fn report(
     })
 }
 
-/// The checks that read files only: home, permissions, config, token,
-/// llama.cpp's CPU backend.
-fn file_checks(home: &DataHome) -> Report {
+/// The checks that read files only: home, permissions, config, the chat
+/// model, token, llama.cpp's CPU backend. Also answers the calibration
+/// cached for the configured embedding model, if any.
+fn file_checks(home: &DataHome) -> (Report, Option<Calibration>) {
     let report = Report::default();
     match home.ensure() {
         Ok(()) => report.ok("data home", home.root().display()),
@@ -144,13 +144,14 @@ fn file_checks(home: &DataHome) -> Report {
     }
     check_home_permissions(&report, home);
     let mut model = None;
+    let mut cached = None;
     match crate::config::load(home.root(), std::env::vars()) {
         Ok(loaded) => {
-            model = Some(
-                crate::embedding::configured_model(home, &loaded.settings)
-                    .1
-                    .path,
-            );
+            let path = crate::embedding::configured_model(home, &loaded.settings)
+                .1
+                .path;
+            cached = cached_calibration(home, &path);
+            model = Some(path);
             report.ok(
                 "config",
                 format!(
@@ -161,6 +162,7 @@ fn file_checks(home: &DataHome) -> Report {
             for w in loaded.warnings {
                 report.warn("config", w);
             }
+            report_chat_model(&report, home, &loaded.settings);
         }
         Err(e) => report.fail("config", e),
     }
@@ -196,17 +198,16 @@ fn file_checks(home: &DataHome) -> Report {
     if let Some(choice) = kernels::report() {
         report_cpu_module(&report, &choice);
     }
-    report
+    (report, cached)
 }
 
 /// The similarity thresholds: the live calibration (in the daemon), else
 /// one cached for the configured model, else the reference values.
-fn report_similarity(report: &Report, home: &DataHome, live: Option<Similarity>) {
+fn report_similarity(report: &Report, live: Option<Similarity>, cached: Option<Calibration>) {
     let live = live.filter(|s| s.calibration.is_some());
     let view = match live {
         Some(s) => Some(serde_json::json!(s)),
-        None => cached_calibration(home)
-            .map(|c| serde_json::json!({"calibration": c, "thresholds": c.thresholds})),
+        None => cached.map(|c| serde_json::json!({"calibration": c, "thresholds": c.thresholds()})),
     };
     match view {
         Some(v) => report.ok("similarity", crate::cli::embedding::similarity_line(&v)),
@@ -223,13 +224,9 @@ fn report_similarity(report: &Report, home: &DataHome, live: Option<Similarity>)
     }
 }
 
-/// The cached calibration of the configured embedding model, if any.
-fn cached_calibration(home: &DataHome) -> Option<Calibration> {
-    let settings = crate::config::load(home.root(), std::env::vars())
-        .ok()?
-        .settings;
-    let model = crate::embedding::configured_model(home, &settings).1.path;
-    let id = kirocrew_actors::embedder::model_id_for(&model);
+/// The cached calibration of the embedding model at `model`, if any.
+fn cached_calibration(home: &DataHome, model: &std::path::Path) -> Option<Calibration> {
+    let id = kirocrew_actors::embedder::model_id_for(model);
     let path = home
         .root()
         .join("models")
@@ -241,12 +238,9 @@ fn cached_calibration(home: &DataHome) -> Option<Calibration> {
 /// The consolidation model, and a warning when it is the test-grade
 /// default (issue 35: SmolLM2-135M invents facts; grounding drops what the
 /// conversation does not support, but a stronger model finds more).
-fn report_chat_model(report: &Report, home: &DataHome) {
-    let Ok(loaded) = crate::config::load(home.root(), std::env::vars()) else {
-        return;
-    };
+fn report_chat_model(report: &Report, home: &DataHome, settings: &crate::config::Settings) {
     let models = home.root().join("models");
-    match crate::consolidation::select_model(&loaded.settings.consolidation, &models) {
+    match crate::consolidation::select_model(&settings.consolidation, &models) {
         crate::consolidation::ModelSelection::Endpoint(e) => report.ok(
             "chat model",
             format!("endpoint {} ({})", e.base_url, e.model),

@@ -129,7 +129,7 @@ fn calibrate(model: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
         anyhow::Ok(result?)
     })?;
     let view =
-        serde_json::json!({"calibration": calibration, "thresholds": calibration.thresholds});
+        serde_json::json!({"calibration": calibration, "thresholds": calibration.thresholds()});
     if json {
         println!("{}", serde_json::to_string_pretty(&view)?);
     } else {

@@ -7,6 +7,7 @@
 //! message then never reaches the agent.
 
 use kirocrew_actors::hooks::MessageEvent;
+use kirocrew_actors::transcripts::PromptOrder;
 
 use super::assemble::{Assembly, Parts};
 use super::conduct::{Runtime, OPTIONS_HINT};
@@ -94,8 +95,9 @@ pub async fn build_message(src: &ContextSources, req: &MessageRequest) -> BuiltM
         }
     };
     let answered = !blocked && auto_reply.is_none();
-    let mut order = first_message(src, req, answered).await;
+    let (order, decided_by) = first_message(src, req, answered).await;
     let needs_query = answered && order.first;
+    let mut episodic = None;
     let query = if needs_query {
         src.store
             .embed_query_within(&req.text, src.settings.embed_deadline)
@@ -155,11 +157,8 @@ pub async fn build_message(src: &ContextSources, req: &MessageRequest) -> BuiltM
                     Err(e.to_string())
                 }
             };
-            order.receipt = Some(EpisodicReceipt::after_search(
-                true,
-                order.decided_by,
-                &order.why,
-                found,
+            episodic = Some(EpisodicReceipt::after_search(
+                true, decided_by, &order.why, found,
             ));
         }
         let (text, items) =
@@ -183,14 +182,9 @@ pub async fn build_message(src: &ContextSources, req: &MessageRequest) -> BuiltM
             withheld_groups: Vec::new(),
             truncated_at_ceiling: truncated,
             thread_history: None,
-            episodic: Some(match order.receipt.take() {
-                Some(receipt) => receipt,
-                None => EpisodicReceipt::skipped(
-                    order.first,
-                    order.decided_by,
-                    order.skipped_why(answered),
-                ),
-            }),
+            episodic: Some(episodic.unwrap_or_else(|| {
+                EpisodicReceipt::skipped(order.first, decided_by, skipped_why(&order, answered))
+            })),
             sections,
         },
         context,
@@ -201,68 +195,47 @@ pub async fn build_message(src: &ContextSources, req: &MessageRequest) -> BuiltM
     }
 }
 
-/// Whether this message is the session's first, who said so, and (once the
-/// episodic section was searched) its receipt.
-struct Order {
-    first: bool,
-    decided_by: &'static str,
-    why: String,
-    receipt: Option<EpisodicReceipt>,
-}
-
-impl Order {
-    /// Why episodic memory was not searched.
-    fn skipped_why(&self, answered: bool) -> String {
-        if !answered {
-            "the message was answered by a hook or blocked: it never reaches the agent".into()
-        } else if self.first {
-            format!("first message ({}), not searched", self.why)
-        } else {
-            format!("not the first message: {}", self.why)
-        }
+/// Why episodic memory was not searched for this message.
+fn skipped_why(order: &PromptOrder, answered: bool) -> String {
+    if !answered {
+        "the message was answered by a hook or blocked: it never reaches the agent".into()
+    } else if order.first {
+        format!("first message ({}), not searched", order.why)
+    } else {
+        format!("not the first message: {}", order.why)
     }
 }
 
-/// The caller's word on whether this is the session's first message, or
-/// the transcripts' inference when it said nothing. Only a message that
-/// reaches the agent claims the session's first prompt: one a hook answered
-/// or blocked leaves it for the next.
-async fn first_message(src: &ContextSources, req: &MessageRequest, answered: bool) -> Order {
+/// Whether this is the session's first message, and who decided: the
+/// caller's word (`caller`), else the transcripts' inference (`inferred`).
+/// Only a message that reaches the agent claims the session's first
+/// prompt: one a hook answered or blocked leaves it for the next.
+async fn first_message(
+    src: &ContextSources,
+    req: &MessageRequest,
+    answered: bool,
+) -> (PromptOrder, &'static str) {
+    let order = |first: bool, why: &str| PromptOrder {
+        first,
+        why: why.to_owned(),
+    };
     if let Some(first) = req.first_message {
-        return Order {
-            first,
-            decided_by: "caller",
-            why: if first {
-                "the caller marked it the first".into()
-            } else {
-                "the caller marked it a later message".into()
-            },
-            receipt: None,
+        let why = if first {
+            "the caller marked it the first"
+        } else {
+            "the caller marked it a later message"
         };
+        return (order(first, why), "caller");
     }
     if !answered {
-        return Order {
-            first: false,
-            decided_by: "inferred",
-            why: "not claimed".into(),
-            receipt: None,
-        };
+        return (order(false, "not claimed"), "inferred");
     }
     match src.transcripts.claim_prompt(&req.session_key).await {
-        Ok(order) => Order {
-            first: order.first,
-            decided_by: "inferred",
-            why: order.why,
-            receipt: None,
-        },
+        Ok(claimed) => (claimed, "inferred"),
         Err(e) => {
             tracing::warn!(error = %e, "first message not inferred; episodic memory left out");
-            Order {
-                first: false,
-                decided_by: "inferred",
-                why: format!("the session's turns could not be read: {e}"),
-                receipt: None,
-            }
+            let why = format!("the session's turns could not be read: {e}");
+            (order(false, &why), "inferred")
         }
     }
 }

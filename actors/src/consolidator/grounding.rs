@@ -39,7 +39,7 @@ use serde::Serialize;
 
 use super::schema::ConsolidationAnswer;
 use crate::transcripts::Turn;
-use crate::vector_store::keyword::{is_stop_word, stem};
+use crate::vector_store::keyword::{is_stop_word, stem, words};
 
 /// Share of a claim's stems the best window must hold (lexical rule).
 pub const MIN_SUPPORT: f64 = 0.6;
@@ -101,19 +101,13 @@ const FLAG_VALUES: &[&str] = &[
 /// The stems a text brings as evidence: every word, stop words included
 /// (the claim side decides which words count).
 fn evidence_stems(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| stem(&w.to_lowercase()))
+    words(text).map(|w| stem(&w))
 }
 
 /// A claim's content stems: no stop words, no meta words, each once.
 pub fn claim_stems(claim: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let words = claim
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase);
-    for word in words {
+    for word in words(claim) {
         if is_stop_word(&word) || META_WORDS.contains(&word.as_str()) {
             continue;
         }

@@ -105,13 +105,6 @@ fn quantile(values: &mut [f32], q: f32) -> Option<f32> {
 }
 
 impl CosineScale {
-    /// The anchors of labelled cosines; `None` unless every label has a
-    /// pair and the anchors are in order (a model that cannot tell a
-    /// paraphrase from noise cannot be calibrated).
-    pub fn measure(cosines: &[(ProbeLabel, f32)]) -> Option<Self> {
-        Self::anchors(cosines).filter(Self::in_order)
-    }
-
     /// Whether the anchors rise from unrelated to paraphrase, below 1.
     pub fn in_order(&self) -> bool {
         self.unrelated < self.related && self.related < self.paraphrase && self.paraphrase < 1.0
@@ -225,21 +218,29 @@ pub struct Calibration {
     pub fingerprint: String,
     /// Probe pairs embedded.
     pub pairs: usize,
-    /// Its anchors (English pairs).
+    /// Its anchors (English pairs). The thresholds are derived from them
+    /// ([`Self::thresholds`]), never stored: a cached calibration follows a
+    /// change of the reference values.
     pub scale: CosineScale,
     /// Languages whose paraphrases the model does not tell from unrelated
     /// text (median paraphrase at or below the unrelated pairs' 90th
     /// percentile): similarity there means little.
     pub weak_languages: Vec<String>,
+}
+
+impl Calibration {
     /// The thresholds on its scale.
-    pub thresholds: Thresholds,
+    pub fn thresholds(&self) -> Thresholds {
+        Thresholds::on(&self.scale)
+    }
 }
 
 /// The language the anchors are measured on.
 pub const ANCHOR_LANGUAGE: &str = "en";
 
-/// The anchors of the [`ANCHOR_LANGUAGE`] pairs, and the other languages
-/// whose pairs are not in order; `(probe, cosine)` per pair.
+/// The anchors of the [`ANCHOR_LANGUAGE`] pairs (in order or not: the
+/// caller checks [`CosineScale::in_order`]), and the other languages whose
+/// pairs are not in order; `(probe, cosine)` per pair.
 pub fn measure_probes(cosines: &[(&Probe, f32)]) -> (Option<CosineScale>, Vec<String>) {
     let of = |lang: &str| -> Vec<(ProbeLabel, f32)> {
         cosines
@@ -248,7 +249,7 @@ pub fn measure_probes(cosines: &[(&Probe, f32)]) -> (Option<CosineScale>, Vec<St
             .map(|(p, c)| (p.label, *c))
             .collect()
     };
-    let scale = CosineScale::measure(&of(ANCHOR_LANGUAGE));
+    let scale = CosineScale::anchors(&of(ANCHOR_LANGUAGE));
     let langs: std::collections::BTreeSet<&str> =
         cosines.iter().map(|(p, _)| p.lang.as_str()).collect();
     let weak = langs
@@ -271,10 +272,13 @@ pub struct Similarity {
     pub thresholds: Thresholds,
 }
 
-/// The fingerprint of a vector: blake3 of its values rounded to 1e-3
-/// (stable across runs of one model, different across models).
+/// The fingerprint of a model with this probe set: blake3 of the probe
+/// file and of the model's vector for a fixed text, rounded to 1e-3
+/// (stable across runs of one model, different across models; a changed
+/// probe set measures again).
 pub fn fingerprint(vector: &[f32]) -> String {
     let mut hasher = blake3::Hasher::new();
+    hasher.update(PROBES.as_bytes());
     for x in vector {
         hasher.update(&((x * 1000.0).round() as i32).to_le_bytes());
     }
@@ -316,7 +320,16 @@ mod tests {
                 "{t}"
             );
         }
-        assert_eq!(Thresholds::on(&REFERENCE_SCALE), Thresholds::REFERENCE);
+        let (on, r) = (Thresholds::on(&REFERENCE_SCALE), Thresholds::REFERENCE);
+        for (a, b) in [
+            (on.relevance, r.relevance),
+            (on.relevance_long, r.relevance_long),
+            (on.near_duplicate, r.near_duplicate),
+            (on.lesson_duplicate, r.lesson_duplicate),
+            (on.retire, r.retire),
+        ] {
+            assert!((a - b).abs() < 1e-6, "{on:?}");
+        }
     }
 
     #[test]
@@ -354,13 +367,15 @@ mod tests {
             cosines.push((ProbeLabel::Related, 0.4 + x));
             cosines.push((ProbeLabel::Paraphrase, 0.7 + x));
         }
-        let s = CosineScale::measure(&cosines).unwrap();
+        let s = CosineScale::anchors(&cosines)
+            .filter(CosineScale::in_order)
+            .unwrap();
         assert!((s.unrelated - 0.18).abs() < 1e-6, "{s:?}");
         assert!((s.related - 0.45).abs() < 0.011, "{s:?}");
-        assert!(CosineScale::measure(&cosines[..2]).is_none());
+        assert!(CosineScale::anchors(&cosines[..2]).is_none());
         // A model that cannot tell a paraphrase from noise.
         let flat: Vec<_> = cosines.iter().map(|(l, _)| (*l, 0.5)).collect();
-        assert!(CosineScale::measure(&flat).is_none());
+        assert!(!CosineScale::anchors(&flat).unwrap().in_order());
         assert_ne!(fingerprint(&[0.1, 0.2]), fingerprint(&[0.2, 0.1]));
     }
 }

@@ -9,10 +9,7 @@ use actix::prelude::*;
 use super::actor::Embedder;
 use super::backend::{BackendFactory, EmbedError, EmbedKind, SharedBackend};
 use super::cache::EmbedCache;
-use super::calibration::{
-    fingerprint, measure_probes, probes, Calibration, CosineScale, Probe, ProbeLabel, Thresholds,
-    ANCHOR_LANGUAGE,
-};
+use super::calibration::{fingerprint, measure_probes, probes, Calibration, CosineScale, Probe};
 use super::messages::{
     CloseEmbedder, EmbedTexts, EmbeddedTexts, EmbedderStatus, GetEmbedderStatus, StartLoading,
     SwapBackend, WaitReady,
@@ -143,16 +140,10 @@ impl EmbedderHandle {
                 _ => None,
             })
             .collect();
-        let (scale, weak_languages) = measure_probes(&cosines);
-        let scale = scale.ok_or_else(|| {
-            let english: Vec<(ProbeLabel, f32)> = cosines
-                .iter()
-                .filter(|(p, _)| p.lang == ANCHOR_LANGUAGE)
-                .map(|(p, c)| (p.label, *c))
-                .collect();
+        let (anchors, weak_languages) = measure_probes(&cosines);
+        let scale = anchors.filter(CosineScale::in_order).ok_or_else(|| {
             EmbedError::Uncalibrated(format!(
-                "{model_id}: paraphrase, related and unrelated probe pairs do not score in that order ({:?})",
-                CosineScale::anchors(&english)
+                "{model_id}: paraphrase, related and unrelated probe pairs do not score in that order ({anchors:?})"
             ))
         })?;
         let calibration = Calibration {
@@ -161,7 +152,6 @@ impl EmbedderHandle {
             pairs: cosines.len(),
             scale,
             weak_languages,
-            thresholds: Thresholds::on(&scale),
         };
         if let Some(path) = cache {
             known.retain(|c| c.model_id != calibration.model_id);

@@ -372,6 +372,14 @@ mod tests {
     use super::*;
     use crate::memory_files::lemma::match_expression;
 
+    /// A runtime for the index's async calls (these tests are plain).
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime")
+    }
+
     fn doc(file: &str, section: &str, content: &str) -> Doc {
         Doc {
             file: file.into(),
@@ -399,10 +407,7 @@ mod tests {
 
     #[test]
     fn any_text_gives_a_runnable_expression_or_none() {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
+        let rt = runtime();
         let dir = tempfile::TempDir::new().expect("temp dir");
         let index = RefCell::new(FtsIndex::new(dir.path().join("memory_index.db")));
         let docs = [
@@ -431,10 +436,7 @@ mod tests {
 
     #[test]
     fn ordinary_questions_match_and_a_bad_expression_is_not_damage() {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
+        let rt = runtime();
         let dir = tempfile::TempDir::new().expect("temp dir");
         let mut index = FtsIndex::new(dir.path().join("memory_index.db"));
         rt.block_on(async {

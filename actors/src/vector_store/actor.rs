@@ -80,7 +80,7 @@ impl VectorStore {
     /// measured for the space's model, else the reference constants.
     pub(super) fn thresholds(&self) -> Thresholds {
         match (&self.calibration, &self.space.model_id) {
-            (Some(c), Some(model)) if c.model_id == *model => c.thresholds,
+            (Some(c), Some(model)) if c.model_id == *model => c.thresholds(),
             _ => Thresholds::REFERENCE,
         }
     }

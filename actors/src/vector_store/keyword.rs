@@ -35,7 +35,8 @@ const STOP_WORDS: &[&str] = &[
     "with", "would", "yes", "you", "your",
 ];
 
-fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+/// The lowercase words of `text` (runs of letters and digits).
+pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)

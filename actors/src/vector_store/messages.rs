@@ -48,7 +48,7 @@ impl Handler<SetCalibration> for VectorStore {
     type Result = Result<(), VectorStoreError>;
 
     fn handle(&mut self, msg: SetCalibration, _: &mut Context<Self>) -> Self::Result {
-        tracing::info!(model = %msg.0.model_id, thresholds = ?msg.0.thresholds, "similarity thresholds calibrated");
+        tracing::info!(model = %msg.0.model_id, thresholds = ?msg.0.thresholds(), "similarity thresholds calibrated");
         self.calibration = Some(msg.0);
         Ok(())
     }
