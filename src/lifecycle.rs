@@ -92,10 +92,8 @@ pub fn write_daemon_record(home: &DataHome, address: SocketAddr) -> std::io::Res
         port: address.port(),
         started_at: chrono::Utc::now().to_rfc3339(),
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(home.root())?;
-    serde_json::to_writer_pretty(&mut tmp, &record)?;
-    tmp.persist(home.daemon_file()).map_err(|e| e.error)?;
-    Ok(())
+    let bytes = serde_json::to_vec_pretty(&record)?;
+    kirocrew_actors::atomic_file::replace_atomic(&home.daemon_file(), &bytes)
 }
 
 /// Reads the runtime record, if a daemon wrote one.

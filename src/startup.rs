@@ -28,10 +28,10 @@ use actix_web::{web, App, HttpServer};
 use anyhow::Context;
 use tokio_util::sync::CancellationToken;
 
+use crate::app::auth::{guard_request, require_token, AuthPolicy};
 use crate::config::Settings;
-use crate::embedding::EmbeddingRuntime;
+use crate::embedder_wiring::EmbeddingRuntime;
 use crate::home::DataHome;
-use crate::http::auth::{guard_request, require_token, AuthPolicy};
 use crate::http::body_timeout::{limit_body_time, BodyTimeout};
 use crate::http::extract::{json_config, path_config, query_config};
 use crate::http::request_id::assign_request_id;
@@ -39,15 +39,18 @@ use crate::http::{config_api, dashboard, health, linger, not_found, AppState};
 use crate::lifecycle;
 use crate::mcp::McpService;
 use crate::memory_layers::MemoryLayers;
-use kirocrew_actors::channel_history::{ChannelHistoryConfig, ChannelHistoryHandle};
-use kirocrew_actors::clock::{system_clock, system_monotonic};
+use kirocrew_actors::channel_history::ChannelHistoryHandle;
+use kirocrew_actors::clock::system_clock;
 use kirocrew_actors::hooks::{HookRunnerConfig, HookRunnerHandle, RulesLoader};
 use kirocrew_actors::lessons_file::LessonFile;
-use kirocrew_actors::security_log::{SecurityLogConfig, SecurityLogHandle};
+use kirocrew_actors::security_log::SecurityLogHandle;
 use kirocrew_actors::sensitive_paths::SafeReader;
 use kirocrew_actors::skills::SkillLedgerHandle;
 use kirocrew_actors::transcripts::{TranscriptsConfig, TranscriptsHandle};
 use kirocrew_actors::vector_store::VectorStoreHandle;
+
+/// How often the daemon looks for rows still without a vector.
+const CATCH_UP_EVERY: Duration = Duration::from_secs(5);
 
 /// Script hooks running at once, at most; more wait their turn.
 const MAX_CONCURRENT_SCRIPTS: usize = 8;
@@ -68,10 +71,10 @@ pub struct Application {
     address: SocketAddr,
     store: VectorStoreHandle,
     embeddings: EmbeddingRuntime,
-    chat_model: crate::consolidation::ChatModel,
+    chat_model: crate::consolidator_wiring::ChatModel,
     layers: MemoryLayers,
     skills: SkillLedgerHandle,
-    console: crate::console::ConsoleHub,
+    console: crate::app::console_hub::ConsoleHub,
     home: DataHome,
     token: String,
     /// Ends every MCP session and stream at shutdown.
@@ -113,13 +116,14 @@ impl Application {
         let embeddings = EmbeddingRuntime::start(&home, &settings, store);
         let store = embeddings.store.clone();
         let layers = MemoryLayers::start(&home, &settings, store.clone(), system_clock());
-        let security_log = SecurityLogHandle::start(security_log_config(&home, &settings));
+        let security_log =
+            SecurityLogHandle::start(crate::app::builders::security_log_config(&home, &settings));
         // Every memory writer's injection blocks become security events too.
         store
             .attach_security_log(security_log.clone())
             .await
             .context("attaching the security log to the store")?;
-        let skills = SkillLedgerHandle::start(crate::skills::skills_config(
+        let skills = SkillLedgerHandle::start(crate::skills_wiring::skills_config(
             &home,
             &settings,
             system_clock(),
@@ -136,7 +140,7 @@ impl Application {
             settings.hooks.clone(),
         );
         let sensitive_paths = home.sensitive_paths();
-        let channels = ChannelHistoryHandle::start(channel_history_config(
+        let channels = ChannelHistoryHandle::start(crate::app::builders::channel_history_config(
             &home,
             &settings,
             security_log.clone(),
@@ -153,11 +157,11 @@ impl Application {
             dir: home.sessions_dir(),
             clock: system_clock(),
         });
-        let chat_model = crate::consolidation::ChatModel::start(&settings, &home);
-        let (consolidator, idle_checks) = crate::consolidation::start(
+        let chat_model = crate::consolidator_wiring::ChatModel::start(&settings, &home);
+        let (consolidator, idle_checks) = crate::consolidator_wiring::start(
             &settings,
             &home,
-            crate::consolidation::ConsolidatorParts {
+            crate::consolidator_wiring::ConsolidatorParts {
                 transcripts: transcripts.clone(),
                 store: store.clone(),
                 files: layers.files.clone(),
@@ -173,7 +177,7 @@ impl Application {
                 .await
                 .context("subscribing the consolidator to the heartbeat")?;
         }
-        let console = crate::console::ConsoleHub::new(
+        let console = crate::app::console_hub::ConsoleHub::new(
             settings.server.console_max_sessions,
             Duration::from_secs(settings.server.console_idle_secs),
         );
@@ -229,7 +233,10 @@ impl Application {
                 .app_data(path_config())
                 .configure(health::config_health)
                 .configure(dashboard::config_dashboard)
-                .configure(crate::console::config_console)
+                .service(
+                    crate::http::resource("/api/console")
+                        .route(web::get().to(crate::console::upgrade)),
+                )
                 .service(
                     web::scope("/api")
                         .wrap(from_fn(require_token))
@@ -288,6 +295,9 @@ impl Application {
         // Model download, load, space reconcile and backfill run in the
         // background; readiness never waits for them.
         let boot = actix_rt::spawn(self.embeddings.clone().boot());
+        // Rows written while the model was busy get their vectors soon
+        // after, not at the next restart.
+        let catch_up = actix_rt::spawn(self.embeddings.clone().catch_up(CATCH_UP_EVERY));
         // Likewise the default consolidation model's download and load.
         let chat_boot = actix_rt::spawn(self.chat_model.clone().boot());
         // Markdown migration (when memory.migrated is false), likewise in
@@ -313,6 +323,7 @@ impl Application {
             watchdog.abort();
         }
         boot.abort();
+        catch_up.abort();
         chat_boot.abort();
         migration.abort();
         self.layers.close().await;
@@ -334,35 +345,6 @@ impl Application {
 }
 
 /// The security event log's configuration for `home` (the daemon and the
-/// one-shot commands that record events).
-pub fn security_log_config(home: &DataHome, settings: &Settings) -> SecurityLogConfig {
-    SecurityLogConfig {
-        path: home.security_log(),
-        max_bytes: settings.security.log_max_bytes,
-        keep: settings.security.log_keep,
-        clock: system_clock(),
-    }
-}
-
-/// The channel history's configuration for `home` (the daemon and the
-/// one-shot commands that build context).
-pub fn channel_history_config(
-    home: &DataHome,
-    settings: &Settings,
-    security_log: SecurityLogHandle,
-    sensitive_paths: kirocrew_actors::sensitive_paths::SensitivePaths,
-) -> ChannelHistoryConfig {
-    ChannelHistoryConfig {
-        history_dir: home.history_dir(),
-        observe_max_entries: settings.channels.observe_max_messages as usize,
-        observe_ttl: settings.channels.observe_ttl(),
-        clock: system_clock(),
-        monotonic: system_monotonic(),
-        security_log,
-        sensitive_paths,
-    }
-}
-
 /// Resolves on SIGTERM or SIGINT.
 pub async fn shutdown_signal() {
     use tokio::signal::unix::{signal, SignalKind};

@@ -22,7 +22,6 @@
 //! unavailable; each change is one atomic rewrite.
 
 use crate::embedder::calibration::Thresholds;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -187,16 +186,12 @@ impl LessonFile {
     }
 
     fn save(&self, lessons: &[FileLesson]) -> Result<(), LessonFileError> {
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir).map_err(|e| self.io(e))?;
-        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| self.io(e))?;
+        let mut text = String::new();
         for l in lessons {
-            let line = serde_json::to_string(l).map_err(|e| self.io(e.into()))?;
-            writeln!(tmp, "{line}").map_err(|e| self.io(e))?;
+            text.push_str(&serde_json::to_string(l).map_err(|e| self.io(e.into()))?);
+            text.push('\n');
         }
-        tmp.as_file().sync_all().map_err(|e| self.io(e))?;
-        tmp.persist(&self.path).map_err(|e| self.io(e.error))?;
-        Ok(())
+        crate::atomic_file::write_atomic(&self.path, text.as_bytes()).map_err(|e| self.io(e))
     }
 
     /// Adds a lesson through the same checks as the store (see the module

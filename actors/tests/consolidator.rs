@@ -142,6 +142,12 @@ async fn the_history_path_runs_after_the_idle_threshold() {
     let (episodes, total) = rig.store.list_episodic(0, 10).await.unwrap();
     assert_eq!(total, 1);
     assert!(episodes[0].text.contains("neovim"));
+    // Dated when it was said (09:00), not when the run came (12:01).
+    assert!(
+        episodes[0].created_at.starts_with("2025-03-01T09:00"),
+        "{}",
+        episodes[0].created_at
+    );
     let lessons = rig.store.list_lessons().await.unwrap();
     assert_eq!(lessons.len(), 1);
     assert_eq!(lessons[0].source, "consolidation");
@@ -399,14 +405,36 @@ mod grounding_locomo {
         };
         let dir = dir.parent().expect("locomo dir").to_path_buf();
         // (conv, session) -> "Speaker: text" of each turn, in order.
+        // Every turn named (a gateway names its senders), then the opener's
+        // turns unnamed (a Claude Code import: the user has no name there).
+        for (named_opener, gold_floor, other_ceiling) in [(true, 0.95, 0.10), (false, 0.93, 0.08)] {
+            let (own_rate, other_rate) = rates(&dir, named_opener);
+            println!(
+                "grounding on LoCoMo dev (opener named: {named_opener}): gold {own_rate:.3} \
+                 pass their session; other sessions' {other_rate:.3} pass"
+            );
+            assert!(own_rate >= gold_floor, "gold kept {own_rate:.3}");
+            assert!(
+                other_rate <= other_ceiling,
+                "other sessions passing {other_rate:.3}"
+            );
+        }
+    }
+
+    /// (gold passing their session, other sessions' observations passing).
+    fn rates(dir: &Path, named_opener: bool) -> (f64, f64) {
         let mut sessions: BTreeMap<(u64, u64), Vec<String>> = BTreeMap::new();
+        let mut openers: BTreeMap<u64, String> = BTreeMap::new();
         for m in read_jsonl(&dir.join("memories.jsonl")) {
             let key = (m["conv"].as_u64().unwrap(), m["session"].as_u64().unwrap());
-            let mut text = format!(
-                "{}: {}",
-                m["speaker"].as_str().unwrap(),
-                m["text"].as_str().unwrap()
-            );
+            let speaker = m["speaker"].as_str().unwrap();
+            let opener = openers.entry(key.0).or_insert_with(|| speaker.to_owned());
+            let said = m["text"].as_str().unwrap();
+            let mut text = if named_opener || speaker != opener {
+                format!("{speaker}: {said}")
+            } else {
+                said.to_owned()
+            };
             if let Some(caption) = m["image_caption"].as_str() {
                 text.push(' ');
                 text.push_str(caption);
@@ -436,14 +464,10 @@ mod grounding_locomo {
                 }
             }
         }
-        let own_rate = own_pass as f64 / own as f64;
-        let other_rate = other_pass as f64 / other as f64;
-        println!(
-            "grounding on LoCoMo dev: {own} gold observations, {own_rate:.3} pass their session; \
-             {other} against other sessions, {other_rate:.3} pass"
-        );
         assert!(own >= 1_000, "{own} observations");
-        assert!(own_rate >= 0.95, "gold kept {own_rate:.3}");
-        assert!(other_rate <= 0.10, "other sessions passing {other_rate:.3}");
+        (
+            own_pass as f64 / own as f64,
+            other_pass as f64 / other as f64,
+        )
     }
 }

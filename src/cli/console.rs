@@ -17,24 +17,11 @@ use std::time::Duration;
 use anyhow::Context;
 use serde_json::{json, Value};
 
+use super::args::ConsoleArgs;
 use super::console_line::{split_line, to_request, Line};
 use crate::console::client::{ConsoleClient, ConsoleClientError};
 use crate::daemon_client::Daemon;
 use crate::home::DataHome;
-
-/// `kirocrew console` options.
-#[derive(Debug, clap::Args)]
-pub struct ConsoleArgs {
-    /// Run one command (CLI syntax, e.g. "memory search deploy") and exit.
-    #[arg(long, value_name = "LINE", conflicts_with = "follow")]
-    pub exec: Option<String>,
-    /// Print a live stream until interrupted: audit, security, progress, log.
-    #[arg(long, value_name = "STREAM")]
-    pub follow: Option<String>,
-    /// The level of `--follow log`: error, warn, info, debug.
-    #[arg(long, default_value = "info", requires = "follow")]
-    pub level: String,
-}
 
 /// Runs the console client.
 pub(super) fn run(home: DataHome, args: ConsoleArgs) -> anyhow::Result<ExitCode> {

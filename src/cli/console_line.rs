@@ -7,7 +7,7 @@ use clap::parser::ValueSource;
 use clap::{ArgAction, CommandFactory};
 use serde_json::{json, Map, Value};
 
-use super::Cli;
+use super::args::Cli;
 
 /// Splits a line into words: whitespace separates, single and double
 /// quotes group, a backslash escapes the next character (outside single

@@ -10,18 +10,8 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use crate::context::{
-    build_session_context, BuiltContext, ContextGroups, ContextSettings, ContextSources,
-    SessionRequest,
-};
+use crate::context::{build_session_context, BuiltContext, ContextGroups, SessionRequest};
 use crate::home::DataHome;
-use kirocrew_actors::channel_history::ChannelHistoryHandle;
-use kirocrew_actors::clock::system_clock;
-use kirocrew_actors::memory_files::{MemoryFilesConfig, MemoryFilesHandle};
-use kirocrew_actors::security_log::SecurityLogHandle;
-use kirocrew_actors::sensitive_paths::SafeReader;
-use kirocrew_actors::transcripts::{TranscriptsConfig, TranscriptsHandle};
-use kirocrew_actors::vector_store::VectorStoreHandle;
 
 /// `kirocrew context preview` options.
 #[derive(Debug, Args)]
@@ -61,19 +51,14 @@ pub enum ContextCommand {
 /// Runs a context command.
 pub(super) fn run(home: DataHome, cmd: ContextCommand) -> anyhow::Result<ExitCode> {
     let ContextCommand::Preview(args) = cmd;
-    let loaded = super::load_config(&home)?;
+    let loaded = crate::app::builders::load_config(&home)?;
     crate::telemetry::init(false, "warn");
     home.ensure()?;
     let settings = loaded.settings;
     actix_rt::System::new().block_on(async move {
-        let store =
-            VectorStoreHandle::open(home.memory_db(), settings.store_settings(), system_clock())
-                .await?;
-        let store = match super::memory::local_embedder(&home, &settings).await {
-            Some(embedder) => store.with_ready_embedder(embedder).await?,
-            None => store,
-        };
-        let sources = local_sources(&home, &settings, store)?;
+        let local = crate::app::builders::open_local_store(&home, &settings, true).await?;
+        let sources =
+            crate::app::builders::local_context_sources(&home, &settings, local.store.clone())?;
         let files = sources.files.clone();
         let request = SessionRequest {
             session_key: args.session.clone(),
@@ -90,55 +75,10 @@ pub(super) fn run(home: DataHome, cmd: ContextCommand) -> anyhow::Result<ExitCod
         };
         let built = build_session_context(&sources, &request).await;
         let _ = files.close().await;
-        let _ = sources.store.close().await;
+        local.close().await?;
         let mut out = std::io::stdout().lock();
         print_preview(&built, args.json, &mut out)?;
         Ok(ExitCode::SUCCESS)
-    })
-}
-
-/// The builder's sources for a one-shot command on `home`: the given
-/// store, and the other owners started locally (no download, no index
-/// rebuild, nothing recorded but security events).
-pub(crate) fn local_sources(
-    home: &DataHome,
-    settings: &crate::config::Settings,
-    store: VectorStoreHandle,
-) -> anyhow::Result<ContextSources> {
-    let files = MemoryFilesHandle::start(MemoryFilesConfig {
-        memory_dir: home.memory_dir(),
-        index_path: home.memory_index_db(),
-        clock: system_clock(),
-        rebuild_on_start: false,
-    });
-    let log = SecurityLogHandle::start(crate::startup::security_log_config(home, settings));
-    let policy = home.sensitive_paths();
-    let channels = ChannelHistoryHandle::start(crate::startup::channel_history_config(
-        home,
-        settings,
-        log.clone(),
-        policy.clone(),
-    ))?;
-    Ok(ContextSources {
-        store,
-        files,
-        hooks: super::hooks::start_runner(home, settings.hooks.clone()),
-        channels,
-        transcripts: TranscriptsHandle::start(TranscriptsConfig {
-            dir: home.sessions_dir(),
-            clock: system_clock(),
-        }),
-        skills: kirocrew_actors::skills::SkillLedgerHandle::start(crate::skills::skills_config(
-            home,
-            settings,
-            system_clock(),
-            Some(log.clone()),
-        )),
-        reader: SafeReader::new(policy, log, "cli"),
-        clock: system_clock(),
-        settings: ContextSettings::from_config(settings, home),
-        // A one-shot command loads no chat model: long histories truncate.
-        compressor: None,
     })
 }
 

@@ -165,13 +165,9 @@ fn apply(
         fs::write(&backup, old).with_context(|| format!("writing backup {}", backup.display()))?;
         writeln!(out, "backup: {}", backup.display())?;
     }
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(new.as_bytes())?;
-    if let Ok(meta) = fs::metadata(path) {
-        fs::set_permissions(tmp.path(), meta.permissions())?;
-    }
-    tmp.persist(path)
-        .with_context(|| format!("replacing {}", path.display()))?;
+    // The file keeps its mode (a user's settings.json may be shared).
+    kirocrew_actors::atomic_file::replace_atomic(path, new.as_bytes())
+        .with_context(|| format!("replacing {} (in {})", path.display(), dir.display()))?;
     writeln!(out, "updated: {}", path.display())?;
     Ok(true)
 }

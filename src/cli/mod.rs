@@ -9,127 +9,26 @@
 //! `consolidation` commands are the exception to "open the same
 //! memory.db": they ask the running daemon, which owns that state.
 
-mod bench;
-mod bench_compress;
-mod bench_console;
-mod bench_consolidate;
-mod bench_context;
-mod bench_hooks;
-mod bench_locomo;
-mod bench_screening;
-pub(crate) mod config_cmd;
+mod args;
 mod console;
 mod console_line;
 mod console_shell;
 mod consolidation;
 mod context;
-pub(crate) mod doctor;
-pub(crate) mod embedding;
 mod hook;
-pub(crate) mod hooks;
 mod install;
-pub(crate) mod learn;
 mod mcp;
-pub(crate) mod memory;
-mod memory_commands;
-mod memory_files;
 mod security;
 mod security_audit;
-mod security_train;
 mod serve;
-pub(crate) mod skills;
-mod skills_commands;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::Parser;
 
-use crate::config::{self, LoadedConfig};
+use crate::commands::{config_cmd, doctor, embedding, hooks, learn, memory, skills};
 use crate::home::DataHome;
-
-/// kirocrew: memory, skills and hooks for AI agents.
-#[derive(Debug, Parser)]
-#[command(name = "kirocrew", version, about)]
-pub struct Cli {
-    /// Data home (default: $KIROCREW_HOME, else ~/.kiro/crew).
-    #[arg(long, global = true, env = "KIROCREW_HOME", value_name = "DIR")]
-    pub home: Option<PathBuf>,
-    /// What to do.
-    #[command(subcommand)]
-    pub command: Command,
-}
-
-/// Top-level commands.
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Run the daemon (HTTP API on 127.0.0.1).
-    Serve(serve::ServeArgs),
-    /// Inspect and manage long-term memory.
-    #[command(subcommand)]
-    Memory(memory::MemoryCommand),
-    /// Read or change configuration.
-    #[command(subcommand)]
-    Config(config_cmd::ConfigCommand),
-    /// Check the installation and the data home.
-    Doctor(doctor::DoctorArgs),
-    /// Teach, list and remove lessons (learned corrections).
-    #[command(subcommand)]
-    Learn(learn::LearnCommand),
-    /// List, search, create and edit skills; see what they cost.
-    #[command(subcommand)]
-    Skills(skills::SkillsCommand),
-    /// Preview the context a session would get, with its receipt.
-    #[command(subcommand)]
-    Context(context::ContextCommand),
-    /// Show and test hooks (config rules and script hooks).
-    #[command(subcommand)]
-    Hooks(hooks::HooksCommand),
-    /// The running daemon's embedding model and its progress.
-    #[command(subcommand)]
-    Embedding(embedding::EmbeddingCommand),
-    /// The operator shell on the running daemon's websocket console.
-    Console(console::ConsoleArgs),
-    /// Measure performance.
-    #[command(subcommand)]
-    Bench(bench::BenchCommand),
-    /// Answer an agent's hook event (`hook claude-code`: Claude Code's hook
-    /// JSON on stdin, the answer on stdout).
-    #[command(subcommand)]
-    Hook(hook::HookCommand),
-    /// Wire kirocrew into an agent (`install claude-code`: hooks + MCP server).
-    #[command(subcommand)]
-    Install(install::IntegrationCommand),
-    /// Remove exactly what `install` added.
-    #[command(subcommand)]
-    Uninstall(install::IntegrationCommand),
-    /// The MCP server on stdin/stdout, forwarding to the running daemon
-    /// (`--start` starts one when none answers).
-    Mcp(mcp::McpArgs),
-    /// Show the running daemon's consolidation state, or consolidate a
-    /// session now.
-    #[command(subcommand)]
-    Consolidation(consolidation::ConsolidationCommand),
-    /// Screen text for prompt injection, redact credentials (stdin → stdout),
-    /// show security events, audit stored memory.
-    #[command(subcommand)]
-    Security(security::SecurityCommand),
-    /// Verify one llama.cpp CPU module on this CPU (kirocrew runs this as a
-    /// child process before computing with a module; not for people).
-    #[command(name = "probe-cpu-module", hide = true)]
-    ProbeCpuModule(ProbeArgs),
-}
-
-/// `kirocrew probe-cpu-module` arguments.
-#[derive(Debug, clap::Args)]
-pub struct ProbeArgs {
-    /// The module file to load (exactly this one).
-    #[arg(long)]
-    pub module: PathBuf,
-    /// ggml weight types to multiply (`q8_0,f16`).
-    #[arg(long, value_delimiter = ',')]
-    pub types: Vec<String>,
-}
+pub use args::{Cli, Command, ProbeArgs};
 
 /// Parses the process arguments and runs the command.
 pub fn main() -> ExitCode {
@@ -177,7 +76,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 
 fn run_with_kernels(home: DataHome, command: Command) -> anyhow::Result<ExitCode> {
     // Every command that may compute embeddings verifies its CPU kernels.
-    let kernels = crate::embedding::kernels::install(&home);
+    let kernels = crate::embedder_wiring::kernels::install(&home);
     if matches!(command, Command::Serve(_)) {
         // A wrong pin is a configuration error: refuse to start.
         kirocrew_actors::embedder::kernels::check_pin(&kernels).map_err(anyhow::Error::msg)?;
@@ -191,7 +90,7 @@ fn run_with_kernels(home: DataHome, command: Command) -> anyhow::Result<ExitCode
         Command::Skills(cmd) => skills::run(home, cmd),
         Command::Hooks(cmd) => hooks::run(home, cmd),
         Command::Context(cmd) => context::run(home, cmd),
-        Command::Bench(cmd) => bench::run(cmd),
+        Command::Bench(cmd) => crate::tools::bench::run(cmd),
         Command::ProbeCpuModule(_)
         | Command::Security(_)
         | Command::Consolidation(_)
@@ -204,11 +103,41 @@ fn run_with_kernels(home: DataHome, command: Command) -> anyhow::Result<ExitCode
     }
 }
 
-/// Loads the configuration for `home` with the process environment.
-pub(crate) fn load_config(home: &DataHome) -> anyhow::Result<LoadedConfig> {
-    let loaded = config::load(home.root(), std::env::vars())?;
-    for warning in &loaded.warnings {
-        tracing::warn!("{warning}");
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// The console decides about every CLI command: its grammar offers the
+    /// group with the CLI's very subcommands, or `CLI_ONLY` refuses it.
+    #[test]
+    fn every_cli_command_is_offered_by_the_console_or_refused_by_name() {
+        use crate::console::argv::{ConsoleCli, CLI_ONLY};
+        let cli = Cli::command();
+        let console = ConsoleCli::command();
+        for sub in cli.get_subcommands() {
+            let name = sub.get_name();
+            match console.find_subcommand(name) {
+                Some(shared) => {
+                    let names = |c: &clap::Command| {
+                        c.get_subcommands()
+                            .map(|s| s.get_name().to_owned())
+                            .collect::<Vec<_>>()
+                    };
+                    assert_eq!(names(sub), names(shared), "{name}");
+                    assert!(!CLI_ONLY.contains(&name), "{name} is both");
+                }
+                None => assert!(
+                    CLI_ONLY.contains(&name),
+                    "the console says nothing of `{name}`"
+                ),
+            }
+        }
+        for name in CLI_ONLY {
+            assert!(
+                cli.find_subcommand(name).is_some(),
+                "{name} is no CLI command"
+            );
+        }
     }
-    Ok(loaded)
 }

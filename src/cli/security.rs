@@ -16,7 +16,7 @@
 //! - `audit [--json]` scans stored memory (`security_audit.rs`); exit 0
 //!   clean, 3 with findings.
 //! - `train --out FILE [--set F…] [--check F…]` trains the screen's n-gram
-//!   model (`security_train.rs`).
+//!   model (`tools/security_train.rs`).
 //!
 //! `screen` and `redact` need no data home and no daemon (stdin → stdout);
 //! `events` and `audit` read the data home. The functions write to
@@ -30,12 +30,11 @@ use anyhow::Context;
 use clap::Subcommand;
 
 use super::security_audit::{audit_home, print_report};
-use crate::config::Settings;
 use crate::home::DataHome;
 use kirocrew_actors::security::exfil_urls::redact_exfiltration_urls;
 use kirocrew_actors::security::redact::redact_credentials;
 use kirocrew_actors::security::screen::screen as screen_text;
-use kirocrew_actors::security_log::{read_recent, SecurityLogHandle};
+use kirocrew_actors::security_log::read_recent;
 
 /// Exit status of `security screen` when the text is blocked.
 pub(crate) const BLOCKED_EXIT: u8 = 3;
@@ -75,7 +74,7 @@ pub enum SecurityCommand {
         json: bool,
     },
     /// Train the screen's n-gram model on labelled sets and write its file.
-    Train(super::security_train::TrainArgs),
+    Train(crate::tools::security_train::TrainArgs),
 }
 
 impl SecurityCommand {
@@ -100,7 +99,7 @@ pub(super) fn run(cmd: SecurityCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         SecurityCommand::Screen { json } => screen(&stdin()?, json, &mut out),
         SecurityCommand::Redact => redact(&stdin()?, &mut out),
-        SecurityCommand::Train(args) => super::security_train::run(args),
+        SecurityCommand::Train(args) => crate::tools::security_train::run(args),
         SecurityCommand::Events { .. } | SecurityCommand::Audit { .. } => {
             anyhow::bail!("this security command needs a data home")
         }
@@ -109,7 +108,7 @@ pub(super) fn run(cmd: SecurityCommand) -> anyhow::Result<ExitCode> {
 
 /// Runs `events` or `audit` on the data home.
 pub(super) fn run_on_home(home: DataHome, cmd: SecurityCommand) -> anyhow::Result<ExitCode> {
-    let loaded = super::load_config(&home)?;
+    let loaded = crate::app::builders::load_config(&home)?;
     crate::telemetry::init(false, "warn");
     let mut out = std::io::stdout().lock();
     match cmd {
@@ -130,13 +129,6 @@ pub(super) fn run_on_home(home: DataHome, cmd: SecurityCommand) -> anyhow::Resul
             run(cmd)
         }
     }
-}
-
-/// Starts the data home's security log, for one-shot commands whose store
-/// writes may be blocked (`memory set`, `memory migrate`, `learn add`).
-/// Call [`SecurityLogHandle::flush`] before the command exits.
-pub(crate) fn start_log(home: &DataHome, settings: &Settings) -> SecurityLogHandle {
-    SecurityLogHandle::start(crate::startup::security_log_config(home, settings))
 }
 
 /// `security events`: the newest `limit` records of the log at `path`

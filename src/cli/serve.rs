@@ -21,7 +21,7 @@ pub struct ServeArgs {
 
 /// Runs the daemon until SIGTERM/SIGINT.
 pub(super) fn run(home: DataHome, args: ServeArgs) -> anyhow::Result<ExitCode> {
-    let mut loaded = super::load_config(&home)?;
+    let mut loaded = crate::app::builders::load_config(&home)?;
     telemetry::init(loaded.settings.log.format == "json", "info,sqlx=warn");
     for warning in &loaded.warnings {
         tracing::warn!("{warning}");

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::ConfigError;
+use super::error::ConfigError;
 
 /// Longest string Claude Code takes inline from a hook (longer output is
 /// moved to a file and replaced by a preview), so the context budget may

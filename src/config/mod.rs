@@ -394,12 +394,6 @@ fn write_atomically(path: &Path, doc: &Value) -> Result<(), ConfigError> {
         path: path.display().to_string(),
         source,
     };
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    std::fs::create_dir_all(dir).map_err(io_err)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io_err)?;
     let text = serde_json::to_string_pretty(doc).unwrap_or_default() + "\n";
-    std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(io_err)?;
-    tmp.as_file().sync_all().map_err(io_err)?;
-    tmp.persist(path).map_err(|e| io_err(e.error))?;
-    Ok(())
+    kirocrew_actors::atomic_file::write_atomic(path, text.as_bytes()).map_err(io_err)
 }

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use kirocrew_actors::hooks::HookRules;
 use kirocrew_actors::vector_store::{normalize_prefix, StoreSettings};
 
-use super::{ClaudeCodeSettings, ConfigError};
+use super::error::ConfigError;
+use super::integrations::ClaudeCodeSettings;
 
 /// The typed, validated configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

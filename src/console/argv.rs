@@ -1,9 +1,11 @@
 //! From a console request to the CLI's own parsed command: `{"cmd":
 //! "memory search", "args": {"query": "deploy", "limit": 5}}` becomes the
-//! argument list `kirocrew memory search --limit=5 -- deploy`, which the
-//! CLI's clap parser ([`crate::cli::Cli`]) then reads. So the console has
-//! exactly the CLI's options, names, defaults and validation, and a new
-//! CLI option is a console option too.
+//! argument list `kirocrew memory search --limit=5 -- deploy`, which
+//! [`ConsoleCli`] then reads. Its groups are the very argument types the
+//! CLI embeds ([`crate::commands`]), so the console has exactly the CLI's
+//! options, names, defaults and validation, and a new CLI option is a
+//! console option too. The CLI's tests check that every CLI command is
+//! either in [`ConsoleCommand`] or named in [`CLI_ONLY`].
 //!
 //! Only the commands in [`COMMANDS`] are offered: those that read, or
 //! write through the owners' writers. Commands that read or write files on
@@ -12,11 +14,62 @@
 //! `$EDITOR`), or run the daemon itself are refused with
 //! `command_not_allowed`.
 
-use clap::{ArgAction, CommandFactory, Parser};
+use clap::{ArgAction, CommandFactory, Parser, Subcommand};
 use serde_json::{Map, Value};
 
 use super::protocol::ConsoleError;
-use crate::cli::{Cli, Command};
+use crate::commands::{config_cmd, doctor, embedding, hooks, learn, memory, skills};
+
+/// The console's grammar: the CLI's shared command groups.
+#[derive(Debug, Parser)]
+#[command(name = "kirocrew")]
+pub struct ConsoleCli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: ConsoleCommand,
+}
+
+/// The command groups the console shares with the CLI (the same types).
+#[derive(Debug, Subcommand)]
+pub enum ConsoleCommand {
+    /// Inspect and manage long-term memory.
+    #[command(subcommand)]
+    Memory(memory::MemoryCommand),
+    /// Read configuration.
+    #[command(subcommand)]
+    Config(config_cmd::ConfigCommand),
+    /// Check the installation and the data home.
+    Doctor(doctor::DoctorArgs),
+    /// Teach, list and remove lessons.
+    #[command(subcommand)]
+    Learn(learn::LearnCommand),
+    /// Skills.
+    #[command(subcommand)]
+    Skills(skills::SkillsCommand),
+    /// Show and test hooks.
+    #[command(subcommand)]
+    Hooks(hooks::HooksCommand),
+    /// The embedding model.
+    #[command(subcommand)]
+    Embedding(embedding::EmbeddingCommand),
+}
+
+/// The CLI's top-level commands the console never runs (they run the
+/// daemon, start processes, read files by path or talk to a daemon from
+/// outside): answered `command_not_allowed`, not `unknown_command`.
+pub const CLI_ONLY: &[&str] = &[
+    "serve",
+    "context",
+    "console",
+    "bench",
+    "hook",
+    "install",
+    "uninstall",
+    "mcp",
+    "consolidation",
+    "security",
+    "probe-cpu-module",
+];
 
 /// The CLI commands the console runs.
 pub const COMMANDS: &[&str] = &[
@@ -64,10 +117,13 @@ const REFUSED_OPTIONS: &[(&str, &str, &str)] = &[
 ];
 
 /// Parses `cmd` and `args` as the CLI would parse the same words.
-pub fn parse_command(cmd: &str, args: &Map<String, Value>) -> Result<Command, ConsoleError> {
+pub fn parse_command(cmd: &str, args: &Map<String, Value>) -> Result<ConsoleCommand, ConsoleError> {
     let words: Vec<&str> = cmd.split_whitespace().collect();
     let joined = words.join(" ");
-    let root = Cli::command();
+    if words.first().is_some_and(|w| CLI_ONLY.contains(w)) {
+        return Err(not_offered(&joined));
+    }
+    let root = ConsoleCli::command();
     let mut spec = &root;
     for word in &words {
         spec = spec
@@ -78,10 +134,7 @@ pub fn parse_command(cmd: &str, args: &Map<String, Value>) -> Result<Command, Co
         return Err(unknown_command(&joined));
     }
     if !COMMANDS.contains(&joined.as_str()) {
-        return Err(ConsoleError::new(
-            "command_not_allowed",
-            format!("`{joined}` is a CLI command the console does not run; run it with the kirocrew CLI"),
-        ));
+        return Err(not_offered(&joined));
     }
     let mut argv: Vec<String> = vec!["kirocrew".into()];
     argv.extend(words.iter().map(|w| (*w).to_owned()));
@@ -139,9 +192,18 @@ pub fn parse_command(cmd: &str, args: &Map<String, Value>) -> Result<Command, Co
         argv.push("--".into());
         argv.extend(positionals.into_iter().flat_map(|(_, v)| v));
     }
-    Cli::try_parse_from(argv)
+    ConsoleCli::try_parse_from(argv)
         .map(|cli| cli.command)
         .map_err(|e| ConsoleError::new("invalid_argument", clap_message(&e.to_string())))
+}
+
+fn not_offered(joined: &str) -> ConsoleError {
+    ConsoleError::new(
+        "command_not_allowed",
+        format!(
+            "`{joined}` is a CLI command the console does not run; run it with the kirocrew CLI"
+        ),
+    )
 }
 
 /// The first line of a clap error, without its `error: ` prefix and the
@@ -201,7 +263,7 @@ fn scalar(name: &str, value: &Value) -> Result<String, ConsoleError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::memory::MemoryCommand;
+    use crate::commands::memory::MemoryCommand;
     use serde_json::json;
 
     fn args(v: Value) -> Map<String, Value> {
@@ -215,7 +277,7 @@ mod tests {
             &args(json!({"query": "deploy", "limit": 5})),
         )
         .unwrap();
-        let Command::Memory(MemoryCommand::Search {
+        let ConsoleCommand::Memory(MemoryCommand::Search {
             query,
             limit,
             json,
@@ -235,7 +297,7 @@ mod tests {
     fn positionals_keep_their_order_and_may_start_with_a_dash() {
         let c =
             parse_command("memory set", &args(json!({"value": "-1", "key": "pref.x"}))).unwrap();
-        let Command::Memory(MemoryCommand::Set { key, value, .. }) = c else {
+        let ConsoleCommand::Memory(MemoryCommand::Set { key, value, .. }) = c else {
             panic!("{c:?}")
         };
         assert_eq!((key.as_str(), value.as_str()), ("pref.x", "-1"));
@@ -244,7 +306,7 @@ mod tests {
     #[test]
     fn flags_take_booleans_and_the_cli_defaults_apply() {
         let c = parse_command("memory list", &args(json!({"json": true}))).unwrap();
-        let Command::Memory(MemoryCommand::List { json, limit, .. }) = c else {
+        let ConsoleCommand::Memory(MemoryCommand::List { json, limit, .. }) = c else {
             panic!("{c:?}")
         };
         assert!(json);
@@ -279,8 +341,8 @@ mod tests {
     }
 
     #[test]
-    fn every_offered_command_exists_in_the_cli() {
-        let root = Cli::command();
+    fn every_offered_command_exists_in_the_grammar() {
+        let root = ConsoleCli::command();
         for cmd in COMMANDS {
             let mut spec = &root;
             for word in cmd.split(' ') {

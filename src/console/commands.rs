@@ -10,11 +10,11 @@ use std::process::ExitCode;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::argv::ConsoleCommand;
 use super::protocol::ConsoleError;
-use crate::cli::hooks::HooksCommand;
-use crate::cli::Command;
+use crate::app::AppState;
+use crate::commands::hooks::HooksCommand;
 use crate::error::ApiError;
-use crate::http::AppState;
 
 /// What a command printed, and how it ended.
 #[derive(Debug, Clone, Serialize)]
@@ -41,21 +41,23 @@ impl CommandOutput {
 }
 
 /// Runs `command` on the daemon's state.
-pub async fn run(state: &AppState, command: Command) -> Result<CommandOutput, ConsoleError> {
+pub async fn run(state: &AppState, command: ConsoleCommand) -> Result<CommandOutput, ConsoleError> {
     let mut out = Vec::new();
     let result = match command {
-        Command::Memory(cmd) => {
+        ConsoleCommand::Memory(cmd) => {
             let cap = state.settings.memory.semantic_context_cap;
-            crate::cli::memory::execute(&state.store, cmd, cap, &mut out).await
+            crate::commands::memory::execute(&state.store, cmd, cap, &mut out).await
         }
-        Command::Learn(cmd) => crate::cli::learn::run_on_store(&state.store, cmd, &mut out).await,
-        Command::Skills(cmd) => {
-            crate::cli::skills::execute(&state.skills, cmd, false, &mut out).await
+        ConsoleCommand::Learn(cmd) => {
+            crate::commands::learn::run_on_store(&state.store, cmd, &mut out).await
         }
-        Command::Hooks(HooksCommand::List { json }) => {
-            crate::cli::hooks::list(&state.hooks, json, &mut out).await
+        ConsoleCommand::Skills(cmd) => {
+            crate::commands::skills::execute(&state.skills, cmd, false, &mut out).await
         }
-        Command::Hooks(HooksCommand::Test {
+        ConsoleCommand::Hooks(HooksCommand::List { json }) => {
+            crate::commands::hooks::list(&state.hooks, json, &mut out).await
+        }
+        ConsoleCommand::Hooks(HooksCommand::Test {
             event,
             index,
             payload,
@@ -65,22 +67,23 @@ pub async fn run(state: &AppState, command: Command) -> Result<CommandOutput, Co
             .transpose()
         {
             Ok(payload) => {
-                crate::cli::hooks::test(&state.hooks, &event, index, payload, json, &mut out).await
+                crate::commands::hooks::test(&state.hooks, &event, index, payload, json, &mut out)
+                    .await
             }
             Err(e) => Err(anyhow::Error::new(e).context("payload is not JSON")),
         },
-        Command::Config(crate::cli::config_cmd::ConfigCommand::Get { key }) => {
-            crate::cli::config_cmd::get(&state.home, key.as_deref(), &mut out)
+        ConsoleCommand::Config(crate::commands::config_cmd::ConfigCommand::Get { key }) => {
+            crate::commands::config_cmd::get(&state.home, key.as_deref(), &mut out)
         }
-        Command::Doctor(_) => {
-            crate::cli::doctor::report(&state.home, Ok(&state.store), &mut out).await
+        ConsoleCommand::Doctor(_) => {
+            crate::commands::doctor::report(&state.home, Ok(&state.store), &mut out).await
         }
-        Command::Embedding(crate::cli::embedding::EmbeddingCommand::Status { json }) => {
-            match serde_json::to_value(state.embeddings.status().await) {
-                Ok(status) => crate::cli::embedding::print_status(&status, json, &mut out),
-                Err(e) => Err(e.into()),
-            }
-        }
+        ConsoleCommand::Embedding(crate::commands::embedding::EmbeddingCommand::Status {
+            json,
+        }) => match serde_json::to_value(state.embeddings.status().await) {
+            Ok(status) => crate::commands::embedding::print_status(&status, json, &mut out),
+            Err(e) => Err(e.into()),
+        },
         // `argv::parse_command` offers nothing else.
         _ => {
             return Err(ConsoleError::new(

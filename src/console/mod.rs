@@ -11,8 +11,8 @@
 //! - [`session`]: one connection's loop (auth, keepalive, idle timeout,
 //!   subscriptions with bounded queues, close on shutdown).
 //! - [`streams`]: a session's subscriptions.
-//! - [`hub`]: the session limit, the shutdown bell, the progress sampler.
-//! - [`log_bus`]: the `log` stream's tracing layer.
+//! - the session limit, shutdown bell and progress sampler are the app
+//!   layer's ([`crate::app::console_hub`]).
 //! - [`client`]: the client side, for `kirocrew console` and the bench.
 //!
 //! Auth happens here, not in the `/api` scope's token middleware, because
@@ -24,8 +24,6 @@
 pub mod argv;
 pub mod client;
 pub mod commands;
-pub mod hub;
-pub mod log_bus;
 pub mod protocol;
 pub mod session;
 pub mod streams;
@@ -33,20 +31,15 @@ pub mod streams;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde_json::json;
 
+use crate::app::auth::AuthPolicy;
+use crate::app::AppState;
 use crate::error::ApiError;
-use crate::http::auth::AuthPolicy;
-use crate::http::AppState;
 use kirocrew_actors::security_log::SecurityEvent;
 
-pub use hub::ConsoleHub;
-
-/// Registers `GET /api/console` (before the `/api` scope, so its token
-/// middleware does not answer for it).
-pub fn config_console(cfg: &mut web::ServiceConfig) {
-    cfg.service(crate::http::resource("/api/console").route(web::get().to(upgrade)));
-}
-
-async fn upgrade(
+/// `GET /api/console`: the websocket upgrade. The server mounts it before
+/// the `/api` scope, so that scope's token middleware does not answer for
+/// it (auth happens here, see above).
+pub async fn upgrade(
     req: HttpRequest,
     body: web::Payload,
     state: web::Data<AppState>,

@@ -25,15 +25,15 @@ use tokio::sync::{broadcast, mpsc, watch};
 
 use super::argv;
 use super::commands;
-use super::hub::SessionSlot;
-use super::log_bus::{level_rank, LogSubscription, LEVELS};
 use super::protocol::{
     error_frame, event_frame, hello_frame, lagged_frame, ok_frame, parse_request, str_arg,
     ConsoleError, Request,
 };
 use super::streams::{next, next_log, stream_arg, Sub, Subs, STREAMS};
-use crate::http::auth::AuthPolicy;
-use crate::http::AppState;
+use crate::app::auth::AuthPolicy;
+use crate::app::console_hub::SessionSlot;
+use crate::app::AppState;
+use crate::telemetry::log_bus::{level_rank, LogSubscription, LEVELS};
 use kirocrew_actors::security_log::SecurityEvent;
 
 /// Commands of one session running at once, at most.

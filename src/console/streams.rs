@@ -4,8 +4,8 @@
 
 use tokio::sync::broadcast;
 
-use super::log_bus::{LogLine, LogSubscription};
 use super::protocol::{str_arg, ConsoleError, Request};
+use crate::telemetry::log_bus::{LogLine, LogSubscription};
 use kirocrew_actors::security_log::SecurityRecord;
 use kirocrew_actors::vector_store::MemoryEvent;
 use serde_json::Value;

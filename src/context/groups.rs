@@ -11,7 +11,11 @@ pub struct ContextGroups {
     /// Preferences, projects, recent history, semantic, episodic, recent
     /// session context.
     pub memory: bool,
-    /// Learned corrections and the user profile.
+    /// Learned corrections. (The spec's table also lists a `[USER PROFILE]`
+    /// here; kirocrew has no block by that name: the user's facts,
+    /// `user.*`, are in `[Semantic Memory]` in the memory group, and a
+    /// second copy would spend the budget twice. So the scope note does
+    /// not promise one.)
     pub lessons: bool,
     /// Documentation pointer, steering, project directory.
     pub project: bool,
@@ -89,7 +93,7 @@ impl ContextGroups {
             .iter()
             .map(|g| match *g {
                 "memory" => "memory (preferences, projects, recent history, semantic and episodic memory, recent session context)",
-                "lessons" => "lessons (learned corrections, user profile)",
+                "lessons" => "lessons (learned corrections)",
                 _ => "project (documentation pointer, steering, project directory)",
             })
             .collect();
@@ -123,6 +127,8 @@ mod tests {
         assert!(scope.starts_with("[CONTEXT SCOPE]\n"));
         assert!(scope.contains("lessons (") && scope.contains("project ("));
         assert!(!scope.contains("memory ("));
+        // Only what a build can hold is named (no user profile block).
+        assert!(!scope.contains("profile"), "{scope}");
         assert!(matches!(
             ContextGroups::from_names(Some(&["skills".to_owned()])),
             Err(GroupError::Unknown(_))

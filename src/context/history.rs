@@ -12,7 +12,22 @@ use kirocrew_actors::context_block::{BlockItem, DropReason};
 use kirocrew_actors::transcripts::{Role, SessionMeta, Turn};
 
 use super::conduct::one_line;
-use super::sources::{OTHER_LINE_CHARS, OTHER_SESSIONS};
+
+/// Messages of thread history sent at session start (spec: "last 20").
+pub(super) const THREAD_HISTORY_MESSAGES: usize = 20;
+
+/// How far back another session counts as active (`[Other chat tabs]`,
+/// `## Recent Session Context`).
+pub(super) const ACTIVE_SESSION_WINDOW: chrono::Duration = chrono::Duration::hours(24);
+
+/// Other sessions shown, at most.
+pub(super) const OTHER_SESSIONS: usize = 3;
+
+/// Turns shown per other session.
+pub(super) const OTHER_SESSION_TURNS: usize = 3;
+
+/// Longest line from another session or a thread message preview.
+pub(super) const OTHER_LINE_CHARS: usize = 300;
 
 /// One message of thread history as a caller sends it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

@@ -161,9 +161,11 @@ pub async fn build_message(src: &ContextSources, req: &MessageRequest) -> BuiltM
                 true, decided_by, &order.why, found,
             ));
         }
-        let (text, items) =
-            super::skills::message_section(&src.skills, &req.text, caps.skills).await;
+        let skills = super::skills::message_section(&src.skills, &req.text, caps.skills).await;
+        let (text, items) = skills.bodies;
         a.push("skills", "message", Some(caps.skills), &text, items);
+        let (hint, hint_items) = skills.hint;
+        a.push("skill_hint", "message", None, &hint, hint_items);
         if !hook_context.is_empty() {
             let text = format!("[CONTEXT]\n{}", hook_context.join("\n\n"));
             a.push("hook_context", "message", None, &text, hook_items);

@@ -16,14 +16,14 @@ use super::caps::{resolve_caps, ResolvedCaps};
 use super::conduct::{date_section, language_section, workspace_section, Runtime, CRITICAL_RULES};
 use super::groups::ContextGroups;
 use super::history::{active_others, other_tabs, recent_sessions, HistoryMessage};
+use super::history::{
+    ACTIVE_SESSION_WINDOW, OTHER_SESSIONS, OTHER_SESSION_TURNS, THREAD_HISTORY_MESSAGES,
+};
 use super::lessons::lessons_section;
 use super::models::resolve_model_window;
 use super::project::{project_lines, steering};
 use super::receipt::{EpisodicReceipt, Receipt};
-use super::sources::{
-    ContextSources, ACTIVE_SESSION_WINDOW, OTHER_SESSIONS, OTHER_SESSION_TURNS,
-    THREAD_HISTORY_MESSAGES,
-};
+use super::sources::ContextSources;
 
 /// What the gateway asks for at session start.
 #[derive(Debug, Clone, Default)]
@@ -141,7 +141,16 @@ pub async fn build_session_context(src: &ContextSources, req: &SessionRequest) -
         },
         async {
             if groups.lessons {
-                Some(lessons_section(&src.store, &req.message, caps.lessons, &query).await)
+                Some(
+                    lessons_section(
+                        &src.store,
+                        &src.lessons_file,
+                        &req.message,
+                        caps.lessons,
+                        &query,
+                    )
+                    .await,
+                )
             } else {
                 None
             }

@@ -30,7 +30,10 @@ fn included(id: &str) -> BlockItem {
     item
 }
 
-/// The session-start skills section within `cap`.
+/// The session-start skills section within `cap`. The full index
+/// (`skills.lazy_load` off) is the spec's untruncated dump and is never
+/// cut; a ranked top-K is cut at `cap` like any section. The receipt
+/// marks included only what the text holds whole.
 pub(crate) async fn session_section(
     skills: &SkillLedgerHandle,
     cap: usize,
@@ -43,11 +46,24 @@ pub(crate) async fn session_section(
         }
     };
     let mut parts: Vec<String> = loaded.always.iter().map(render_body).collect();
-    let mut items: Vec<BlockItem> = loaded.always.iter().map(|b| included(&b.name)).collect();
     if !loaded.index.is_empty() {
         parts.push(loaded.index.clone());
     }
-    items.extend(loaded.listed.iter().map(|n| included(n)));
+    let joined = parts.join("\n\n");
+    let text = if loaded.full_index {
+        joined
+    } else {
+        cap_with_marker(&joined, cap, SKILLS_TRUNCATED)
+    };
+    let mut items: Vec<BlockItem> = loaded
+        .always
+        .iter()
+        .map(|b| fate(&b.name, text.contains(&render_body(b))))
+        .collect();
+    items.extend(loaded.listed.iter().map(|n| {
+        let shown = text.contains(&format!("- {n}:")) || text.contains(&format!("- {n} (dir:"));
+        fate(n, shown)
+    }));
     if loaded.omitted > 0 {
         items.push(
             BlockItem::new(
@@ -58,47 +74,91 @@ pub(crate) async fn session_section(
             .dropped(DropReason::Cap),
         );
     }
-    let text = cap_with_marker(&parts.join("\n\n"), cap, SKILLS_TRUNCATED);
     (text, items)
 }
 
-/// The per-message skills: `$name` bodies and trigger matches, within
-/// `cap`.
+/// A skill's receipt item: included, or dropped by the cap.
+fn fate(name: &str, shown: bool) -> BlockItem {
+    if shown {
+        included(name)
+    } else {
+        BlockItem::new(name, "skill", None).dropped(DropReason::Cap)
+    }
+}
+
+/// A message's skills, as two receipt sections: the bodies (`skills`)
+/// and the trigger pointers (`skill_hint`, spec: never folded into what
+/// precedes it).
+pub(crate) struct MessageSkillSections {
+    /// The `$name` and triggered bodies, within the cap.
+    pub(crate) bodies: (String, Vec<BlockItem>),
+    /// The pointer block of `inject_on_trigger: false` matches.
+    pub(crate) hint: (String, Vec<BlockItem>),
+}
+
+/// The per-message skills within `cap`: the bodies its `$name` tokens
+/// ask for and its triggers inject (a skill named both ways once), then
+/// the pointer block in what the bodies leave. Each delivered body —
+/// whole in the text, not cut by the cap — earns one ledger hit.
 pub(crate) async fn message_section(
     skills: &SkillLedgerHandle,
     message: &str,
     cap: usize,
-) -> (String, Vec<BlockItem>) {
-    let (dollar, triggered) =
-        tokio::join!(skills.dollar_skills(message), skills.triggered(message));
-    let mut bodies = dollar.unwrap_or_else(|e| {
-        tracing::warn!(error = %e, "$skill tokens not resolved");
-        Vec::new()
-    });
-    let triggered = triggered.unwrap_or_else(|e| {
-        tracing::warn!(error = %e, "skill triggers not matched");
+) -> MessageSkillSections {
+    let found = skills.message_skills(message).await.unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "message skills not resolved");
         Default::default()
     });
-    for b in triggered.bodies {
+    let mut bodies = found.dollar;
+    for b in found.triggered.bodies {
         if !bodies.iter().any(|x| x.name == b.name) {
             bodies.push(b);
         }
     }
-    let mut parts: Vec<String> = bodies.iter().map(render_body).collect();
-    let mut items: Vec<BlockItem> = bodies.iter().map(|b| included(&b.name)).collect();
-    if !triggered.hint.is_empty() {
-        parts.push(triggered.hint.clone());
-        items.extend(triggered.pointers.iter().map(|p| {
-            let mut item = BlockItem::new(p.clone(), "skill_pointer", None);
-            item.included = true;
-            item
-        }));
+    let rendered: Vec<String> = bodies.iter().map(render_body).collect();
+    let text = if rendered.is_empty() {
+        String::new()
+    } else {
+        cap_with_marker(&rendered.join("\n\n"), cap, SKILLS_TRUNCATED)
+    };
+    let delivered: Vec<String> = bodies
+        .iter()
+        .zip(&rendered)
+        .filter(|(_, r)| text.contains(r.as_str()))
+        .map(|(b, _)| b.name.clone())
+        .collect();
+    if !delivered.is_empty() {
+        if let Err(e) = skills.record_use(&delivered).await {
+            tracing::warn!(error = %e, "skill deliveries not recorded");
+        }
     }
-    if parts.is_empty() {
-        return (String::new(), items);
+    let items = bodies
+        .iter()
+        .map(|b| fate(&b.name, delivered.contains(&b.name)))
+        .collect();
+    let hint_text = found.triggered.hint;
+    let room = cap.saturating_sub(text.chars().count());
+    let hint = if hint_text.is_empty() {
+        (String::new(), Vec::new())
+    } else {
+        let shown = cap_with_marker(&hint_text, room, SKILLS_TRUNCATED);
+        let items = found
+            .triggered
+            .pointers
+            .iter()
+            .map(|p| {
+                let mut item = BlockItem::new(p.clone(), "skill_pointer", None);
+                item.included = shown.contains(p.as_str());
+                if !item.included {
+                    item = item.dropped(DropReason::Cap);
+                }
+                item
+            })
+            .collect();
+        (shown, items)
+    };
+    MessageSkillSections {
+        bodies: (text, items),
+        hint,
     }
-    (
-        cap_with_marker(&parts.join("\n\n"), cap, SKILLS_TRUNCATED),
-        items,
-    )
 }

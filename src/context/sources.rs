@@ -20,6 +20,8 @@ use kirocrew_actors::vector_store::VectorStoreHandle;
 pub struct ContextSources {
     /// Semantic, episodic, lessons.
     pub store: VectorStoreHandle,
+    /// `lessons.jsonl`: the lessons while memory.db cannot answer.
+    pub lessons_file: kirocrew_actors::lessons_file::LessonFile,
     /// Preferences, projects, recent history.
     pub files: MemoryFilesHandle,
     /// Transforms, context rules, auto-replies, script hooks.
@@ -37,7 +39,7 @@ pub struct ContextSources {
     /// Tunables.
     pub settings: ContextSettings,
     /// Thread-history summaries (`None`: long histories are truncated).
-    pub compressor: Option<super::ThreadCompressor>,
+    pub compressor: Option<super::compress::ThreadCompressor>,
 }
 
 /// The builder's tunables (config `context.*`, `skills.lazy_load`).
@@ -67,19 +69,3 @@ impl ContextSettings {
         }
     }
 }
-
-/// Messages of thread history sent at session start (spec: "last 20").
-pub(super) const THREAD_HISTORY_MESSAGES: usize = 20;
-
-/// How far back another session counts as active (`[Other chat tabs]`,
-/// `## Recent Session Context`).
-pub(super) const ACTIVE_SESSION_WINDOW: chrono::Duration = chrono::Duration::hours(24);
-
-/// Other sessions shown, at most.
-pub(super) const OTHER_SESSIONS: usize = 3;
-
-/// Turns shown per other session.
-pub(super) const OTHER_SESSION_TURNS: usize = 3;
-
-/// Longest line from another session or a thread message preview.
-pub(super) const OTHER_LINE_CHARS: usize = 300;

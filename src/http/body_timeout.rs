@@ -32,7 +32,7 @@ use actix_web::HttpMessage;
 use futures_util::Stream;
 use tokio::time::Sleep;
 
-use super::rules::has_body;
+use crate::app::request_rules::has_body;
 
 /// How long a request body may take to arrive (app data for the middleware).
 #[derive(Debug, Clone, Copy)]

@@ -31,7 +31,8 @@ use chrono::{DateTime, TimeZone, Utc};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{resource, AppState};
+use super::resource::resource;
+use crate::app::AppState;
 use crate::error::ApiError;
 use kirocrew_actors::channel_history::{ChannelMode, IncomingMessage};
 

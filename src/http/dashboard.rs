@@ -9,7 +9,7 @@
 
 use actix_web::{web, HttpRequest, HttpResponse};
 
-use super::resource;
+use super::resource::resource;
 
 const INDEX_HTML: &str = include_str!("../../static/index.html");
 

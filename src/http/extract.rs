@@ -78,14 +78,4 @@ pub struct SearchQuery {
     pub limit: Option<u32>,
 }
 
-/// Checks a `limit` parameter: absent → `default`, otherwise 1..=`max`.
-pub fn limit(value: Option<u32>, default: u32, max: u32) -> Result<u32, ApiError> {
-    match value {
-        None => Ok(default),
-        Some(n) if (1..=max).contains(&n) => Ok(n),
-        Some(n) => Err(ApiError::validation(
-            "invalid_limit",
-            format!("limit must be between 1 and {max}, got {n}"),
-        )),
-    }
-}
+pub use crate::app::limit;

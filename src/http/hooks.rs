@@ -18,7 +18,8 @@ use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{resource, AppState};
+use super::resource::resource;
+use crate::app::AppState;
 use crate::error::ApiError;
 use kirocrew_actors::hooks::{merge_kiro_hooks, HookRules, MessageEvent, ToolCall};
 

@@ -19,7 +19,8 @@ use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{resource, AppState};
+use super::resource::resource;
+use crate::app::AppState;
 use crate::error::ApiError;
 use kirocrew_actors::lessons_file::LessonFileError;
 
@@ -56,7 +57,7 @@ async fn create(
     body: web::Json<CreateBody>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let answer = crate::lessons::teach(
+    let answer = crate::app::lessons::teach(
         &state.store,
         &state.lessons_file,
         body.rule,
@@ -72,8 +73,8 @@ async fn delete(
     key: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let key = key.into_inner();
-    state.store.delete_lesson(&key, "user_explicit").await?;
-    Ok(HttpResponse::Ok().json(json!({ "deleted": key })))
+    let from = crate::app::lessons::remove_lesson(&state.store, &state.lessons_file, &key).await?;
+    Ok(HttpResponse::Ok().json(json!({ "deleted": key, "stored_in": from.as_str() })))
 }
 
 #[derive(Debug, Deserialize)]

@@ -18,7 +18,8 @@
 use actix_web::{web, HttpResponse};
 use serde_json::json;
 
-use super::{resource, AppState};
+use super::resource::resource;
+use crate::app::AppState;
 use crate::error::ApiError;
 use kirocrew_actors::consolidator::ConsolidatorError;
 

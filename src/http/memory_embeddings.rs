@@ -17,8 +17,9 @@ use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{resource, AppState};
-use crate::embedding::{validate_model_file, ApplyError};
+use super::resource::resource;
+use crate::app::AppState;
+use crate::embedder_wiring::{validate_model_file, ApplyError};
 use crate::error::ApiError;
 use kirocrew_actors::download::DOWNLOAD_ATTEMPTS_INTERACTIVE;
 

@@ -17,7 +17,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::extract::limit;
-use super::{resource, AppState};
+use super::resource::resource;
+use crate::app::AppState;
 use crate::error::ApiError;
 use kirocrew_actors::vector_store::episodic::{EpisodicQuery, EpisodicWrite, SearchMode};
 

@@ -17,9 +17,10 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::extract::limit;
-use super::{resource, AppState};
+use super::resource::resource;
+use crate::app::AppState;
 use crate::error::ApiError;
-use kirocrew_actors::vector_store::{SemanticWrite, USER_EXPLICIT};
+use kirocrew_actors::vector_store::SemanticWrite;
 
 /// Registers the semantic routes.
 pub fn config_semantic(cfg: &mut web::ServiceConfig) {
@@ -81,29 +82,8 @@ async fn put(
     body: web::Json<PutBody>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let source = body.source.unwrap_or_else(|| USER_EXPLICIT.to_owned());
-    // A human or agent writing through the API states a fact outright, so a
-    // user_explicit write defaults to full confidence; an automated source
-    // must say how sure it is.
-    let confidence = match body.confidence {
-        Some(c) => c,
-        None if source == USER_EXPLICIT => 1.0,
-        None => {
-            return Err(ApiError::validation(
-                "invalid_confidence",
-                format!("confidence is required for source {source:?}"),
-            ))
-        }
-    };
-    let (outcome, entry) = state
-        .store
-        .write_semantic(SemanticWrite {
-            key: body.key,
-            value: body.value,
-            confidence,
-            source,
-        })
-        .await?;
+    let write = SemanticWrite::stated(body.key, body.value, body.confidence, body.source)?;
+    let (outcome, entry) = state.store.write_semantic(write).await?;
     Ok(HttpResponse::Ok().json(json!({ "outcome": outcome, "entry": entry })))
 }
 

@@ -4,7 +4,8 @@
 
 use actix_web::{web, HttpResponse};
 
-use super::{resource, AppState};
+use super::resource::resource;
+use crate::app::AppState;
 use crate::error::ApiError;
 
 /// Registers the stats route.

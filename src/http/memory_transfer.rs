@@ -9,7 +9,8 @@ use actix_web::{web, HttpResponse};
 use serde_json::value::RawValue;
 
 use super::extract::json_config;
-use super::{resource, AppState};
+use super::resource::resource;
+use crate::app::AppState;
 use crate::error::ApiError;
 
 /// Registers export.

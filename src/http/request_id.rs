@@ -14,15 +14,6 @@ use tracing::Instrument;
 /// The response header carrying the id.
 pub const HEADER: &str = "x-request-id";
 
-tokio::task_local! {
-    static REQUEST_ID: String;
-}
-
-/// The id of the request being handled, when called inside one.
-pub fn current() -> Option<String> {
-    REQUEST_ID.try_with(Clone::clone).ok()
-}
-
 fn new_id() -> String {
     // 64 random bits: unique enough to find one request in a log. Without
     // randomness, time still tells requests apart.
@@ -42,8 +33,7 @@ pub async fn assign_request_id(
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let id = new_id();
     let span = tracing::info_span!("request", request_id = %id);
-    let mut response = REQUEST_ID
-        .scope(id.clone(), next.call(req))
+    let mut response = crate::error::request_id::scope(id.clone(), next.call(req))
         .instrument(span)
         .await?;
     if let Ok(value) = HeaderValue::from_str(&id) {

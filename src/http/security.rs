@@ -7,7 +7,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::extract::limit;
-use super::{resource, AppState};
+use super::resource::resource;
+use crate::app::AppState;
 use crate::error::ApiError;
 
 /// Longest category name accepted as a filter.

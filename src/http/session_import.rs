@@ -9,8 +9,9 @@ use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 
 use super::extract::json_config;
+use super::resource::resource;
 use super::sessions::{check_key, note_turn};
-use super::{resource, AppState};
+use crate::app::AppState;
 use crate::error::ApiError;
 use kirocrew_actors::transcripts::ImportedTurn;
 

@@ -25,7 +25,8 @@ use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{resource, AppState};
+use super::resource::resource;
+use crate::app::AppState;
 use crate::context::{
     build_message, build_session_context, ContextGroups, HistoryMessage, MessageRequest,
     SessionRequest,

@@ -32,7 +32,8 @@ use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{resource, AppState};
+use super::resource::resource;
+use crate::app::AppState;
 use crate::error::ApiError;
 use kirocrew_actors::skills::store::template;
 use kirocrew_actors::skills::{SkillEdit, ToggleRefusal, ToolEvent};

@@ -11,13 +11,13 @@
 use serde_json::{json, Value};
 
 use super::params::{
-    ContextPreview, EpisodeAdd, LearnAdd, MemoryForget, MemoryRemember, MemorySearch, SkillRead,
-    SkillSearch,
+    ContextPreview, EpisodeAdd, LearnAdd, LearnRemove, MemoryForget, MemoryRemember, MemorySearch,
+    SkillRead, SkillSearch,
 };
 use super::search::{fuse, Candidate};
+use crate::app::AppState;
 use crate::context::{build_session_context, SessionRequest};
 use crate::error::ApiError;
-use crate::http::AppState;
 use kirocrew_actors::vector_store::episodic::{EpisodicQuery, EpisodicWrite};
 use kirocrew_actors::vector_store::{RecordEvent, SemanticWrite};
 
@@ -39,7 +39,7 @@ pub struct Caller {
 
 /// The tools' `limit`: the REST routes' rule and error code (default 10).
 fn limit(given: Option<u32>) -> Result<usize, ApiError> {
-    crate::http::extract::limit(given, 10, MAX_LIMIT).map(|n| n as usize)
+    crate::app::limit(given, 10, MAX_LIMIT).map(|n| n as usize)
 }
 
 fn query_text(query: &str) -> Result<&str, ApiError> {
@@ -252,7 +252,7 @@ pub async fn learn_add(
     caller: &Caller,
     args: LearnAdd,
 ) -> Result<Value, ApiError> {
-    let answer = crate::lessons::teach(
+    let taught = crate::app::lessons::teach(
         &state.store,
         &state.lessons_file,
         args.rule,
@@ -260,12 +260,38 @@ pub async fn learn_add(
         args.category.as_deref(),
     )
     .await?;
-    let key = answer
-        .get("key")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned();
-    audit(state, caller, "learn_add", "lesson", &key, answer.clone()).await?;
+    let answer = json!(taught);
+    audit(
+        state,
+        caller,
+        "learn_add",
+        "lesson",
+        taught.outcome.key(),
+        answer.clone(),
+    )
+    .await?;
+    Ok(answer)
+}
+
+/// `learn_remove`: a lesson removed by key, as `DELETE /api/lessons/{key}`
+/// does (the lessons-overflow block tells the model to offer it).
+pub async fn learn_remove(
+    state: &AppState,
+    caller: &Caller,
+    args: LearnRemove,
+) -> Result<Value, ApiError> {
+    let from =
+        crate::app::lessons::remove_lesson(&state.store, &state.lessons_file, &args.key).await?;
+    let answer = json!({"deleted": args.key, "stored_in": from.as_str()});
+    audit(
+        state,
+        caller,
+        "learn_remove",
+        "lesson",
+        &args.key,
+        answer.clone(),
+    )
+    .await?;
     Ok(answer)
 }
 

@@ -1,7 +1,7 @@
 //! `/mcp`: the MCP server over Streamable HTTP (rmcp's transport, mounted
 //! in actix-web by `rmcp-actix-web`). It sits behind the same guard as
 //! `/api`: the app-wide Host/Origin/content-type rules, and the bearer
-//! token ([`crate::http::auth::require_token`]). rmcp's own DNS-rebinding
+//! token ([`crate::app::auth::require_token`]). rmcp's own DNS-rebinding
 //! check is given the guard's host list, so the two can never disagree.
 //!
 //! The service (and its session manager) is built once, outside actix's
@@ -17,8 +17,8 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::server::{factory, KirocrewMcp};
-use crate::http::auth::require_token;
-use crate::http::AppState;
+use crate::app::auth::require_token;
+use crate::app::AppState;
 
 /// The `/mcp` service, shared by every worker.
 #[derive(Clone)]

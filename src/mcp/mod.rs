@@ -14,7 +14,7 @@
 //! | `memory_remember` | semantic write, source `agent`, confidence required | `write_semantic` (gate, ladder, screening) |
 //! | `memory_forget` | tombstone | `delete_semantic` |
 //! | `episode_add` | episodic fragment | `write_episodic` |
-//! | `learn_add` / `learn_list` | lessons | [`crate::lessons::add_lesson`] (as `POST /api/lessons`) |
+//! | `learn_add` / `learn_list` / `learn_remove` | lessons | [`crate::app::lessons::teach`], [`crate::app::lessons::remove_lesson`] (as `POST` / `DELETE /api/lessons`) |
 //! | `skill_search` | find skills (records nothing) | the skills actor's search |
 //! | `skill_read` | a SKILL.md body, counted as a delivery | `SkillLedgerHandle::deliver` |
 //! | `context_preview` | session context + receipt for a message | the context builder |

@@ -67,6 +67,14 @@ pub struct LearnAdd {
     pub category: Option<String>,
 }
 
+/// `learn_remove`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LearnRemove {
+    /// The lesson's key (`lesson.…`, as `learn_list` shows it).
+    pub key: String,
+}
+
 /// `learn_list` (no arguments).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -27,8 +27,8 @@ use serde_json::{json, Value};
 
 use super::calls::{self, Caller};
 use super::params::*;
+use crate::app::AppState;
 use crate::error::ApiError;
-use crate::http::AppState;
 
 /// The URI scheme of skill resources.
 pub const SKILL_SCHEME: &str = "skill://";
@@ -70,6 +70,10 @@ fn tools() -> Vec<Tool> {
             "Save a correction the user gave (\"from now on do X, not Y\") so every future session follows it.",
         ),
         tool::<LearnList>("learn_list", "List the learned corrections in force."),
+        tool::<LearnRemove>(
+            "learn_remove",
+            "Remove an outdated learned correction by its key (from learn_list) when the user agrees.",
+        ),
         tool::<SkillSearch>(
             "skill_search",
             "Find installed skills by name, description or trigger words.",
@@ -161,6 +165,7 @@ async fn dispatch(
         "memory_forget" => run!(calls::memory_forget(state, caller, args!())),
         "episode_add" => run!(calls::episode_add(state, caller, args!())),
         "learn_add" => run!(calls::learn_add(state, caller, args!())),
+        "learn_remove" => run!(calls::learn_remove(state, caller, args!())),
         "learn_list" => {
             let LearnList {} = args!();
             run!(calls::learn_list(state))

@@ -276,3 +276,42 @@ fn doctor_reports_a_healthy_home() {
     assert!(!out.status.success());
     assert!(stdout(&out).contains("FAIL  config"), "{}", stdout(&out));
 }
+
+/// A one-shot command with the model present stores and searches as the
+/// daemon does: the model's space recorded in memory.db, its thresholds
+/// calibrated (and cached beside the models for the next command), a
+/// search by meaning with no word in common.
+#[test]
+fn one_shot_commands_use_the_model_as_the_daemon_does() {
+    let Some(model) = crate::helpers::shared_model("all-minilm-l6-v2-q8_0.gguf") else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let with_model = |args: &[&str]| {
+        let out = Command::new(binary())
+            .args(args)
+            .env("KIROCREW_HOME", home.path())
+            .env("KIROCREW_SKIP_MODEL_DOWNLOAD", "1")
+            .env("KIROCREW_EMBED_MODEL_PATH", &model)
+            .env_remove("KIROCREW_LOG")
+            .output()
+            .expect("run kirocrew");
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        stdout(&out)
+    };
+    with_model(&[
+        "memory",
+        "set",
+        "user.city",
+        "lives in Lisbon near the river",
+    ]);
+    assert!(home.path().join("models/calibration.json").is_file());
+    let stats: Value = serde_json::from_str(&ok(home.path(), &["memory", "stats"])).unwrap();
+    assert_eq!(
+        stats["embedding_space"]["model_id"], "all-minilm-l6-v2-q8_0",
+        "{stats}"
+    );
+    assert_eq!(stats["semantic"]["embedded"], 1, "{stats}");
+    let found = with_model(&["memory", "search", "which town does the user live in"]);
+    assert!(found.starts_with("user.city"), "{found}");
+}

@@ -163,7 +163,17 @@ async fn a_crashing_best_module_is_skipped_and_the_daemon_serves_on_the_next() {
             .unwrap();
         assert_eq!(r.status(), 200);
     }
-    let stats = daemon.get_json("/api/memory/stats").await;
+    // A write embeds at once unless the model is busy with its start-up
+    // work (calibration, the space's backfill); then the backfill sweep
+    // embeds it moments later (seen once in a loaded full run).
+    let mut stats = Value::Null;
+    for _ in 0..150 {
+        stats = daemon.get_json("/api/memory/stats").await;
+        if stats["semantic"]["embedded"] == 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
     assert_eq!(stats["semantic"]["embedded"], 2, "{stats}");
     let found = daemon
         .get_json("/api/memory/semantic?q=cat%20sleeping%20near%20a%20window")

@@ -400,3 +400,40 @@ async fn the_cli_searches_by_meaning_in_a_home_whose_space_is_recorded() {
     let stats: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(stats["semantic"]["embedded"], 3);
 }
+
+/// Rows a write leaves without a vector while the model serves (here a
+/// bulk import, whose embedding is always left to the sweep) get one
+/// within seconds: the daemon's catch-up sweep, not the next restart.
+#[actix_web::test]
+async fn rows_written_without_a_vector_are_embedded_soon_after() {
+    let Some(model) = shared_model(Q8) else {
+        return;
+    };
+    let app = spawn_app_with(|s| s.memory.embed_model_path = model.display().to_string()).await;
+    ready_and_swept(&app).await;
+    let doc = json!({
+        "format": "kirocrew-memory-export",
+        "version": 2,
+        "exported_at": "2026-12-07T06:00:00Z",
+        "semantic": [
+            {"key": "pref.shell", "value": "fish", "confidence": 1.0},
+            {"key": "user.city", "value": "lives in Lisbon near the river", "confidence": 1.0},
+        ],
+    });
+    let r = post(&app, "/api/memory/import", doc).send().await.unwrap();
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let stats = app.get_json("/api/memory/stats").await;
+        if stats["semantic"]["embedded"] == 2 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "never embedded: {stats}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    // By meaning, with no word in common: the vector is really there.
+    let found = app
+        .get_json("/api/memory/semantic?q=which%20town%20does%20the%20user%20live%20in")
+        .await;
+    assert_eq!(found["entries"][0]["key"], "user.city", "{found}");
+}

@@ -3,6 +3,7 @@
 //! signals, systemd notification and the CLI).
 
 mod auth;
+mod bench_loop;
 mod channels;
 #[path = "../../actors/tests/common/chat_server.rs"]
 mod chat_server;
@@ -22,6 +23,7 @@ mod episodic;
 mod errors;
 mod helpers;
 mod hooks;
+mod layout;
 mod lessons;
 mod lifecycle;
 mod mcp;

@@ -98,6 +98,7 @@ async fn exercise_every_tool(app: &TestApp, client: &Client, client_name: &str) 
             "episode_add",
             "learn_add",
             "learn_list",
+            "learn_remove",
             "memory_forget",
             "memory_remember",
             "memory_search",
@@ -309,6 +310,30 @@ async fn exercise_every_tool(app: &TestApp, client: &Client, client_name: &str) 
         error_code(&call(client, "learn_list", json!({"all": true})).await),
         "invalid_arguments"
     );
+    // Removing an outdated lesson (the lessons-overflow block offers it).
+    let r = call(
+        client,
+        "learn_add",
+        json!({"rule": "Deploy on Fridays only after the on-call agrees", "category": "preference"}),
+    )
+    .await;
+    let key = ok(&r)["key"].as_str().unwrap().to_owned();
+    let r = call(client, "learn_remove", json!({"key": key})).await;
+    assert_eq!(ok(&r)["deleted"], key.as_str());
+    let r = call(client, "learn_list", json!({})).await;
+    assert!(!ok(&r)["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|l| l["key"] == key.as_str()));
+    assert_eq!(
+        error_code(&call(client, "learn_remove", json!({"key": key})).await),
+        "not_found"
+    );
+    assert_eq!(
+        error_code(&call(client, "learn_remove", json!({})).await),
+        "invalid_arguments"
+    );
 
     // Skills: search records nothing, read delivers and counts.
     let r = call(client, "skill_search", json!({"query": "deploy"})).await;
@@ -407,7 +432,8 @@ async fn exercise_every_tool(app: &TestApp, client: &Client, client_name: &str) 
     for (tool, writes) in [
         ("memory_remember", 1),
         ("episode_add", 1),
-        ("learn_add", 2),
+        ("learn_add", 3),
+        ("learn_remove", 1),
         ("memory_forget", 1),
     ] {
         assert_eq!(

@@ -494,3 +494,131 @@ async fn skills_reach_the_context_as_index_always_on_dollar_tokens_and_triggers(
     assert_eq!(deliveries("tiny-url"), 1);
     assert_eq!(deliveries("release-notes"), 1);
 }
+
+/// Issue 36's skills loose ends: a skill asked for by `$name` and matched
+/// by a trigger is delivered and counted once; a body the cap cuts is
+/// neither counted nor marked included; the trigger pointers are their own
+/// `skill_hint` section; with `skills.lazy_load` off the index is the full,
+/// untruncated dump even past the skills cap.
+#[actix_web::test]
+async fn skills_are_counted_once_as_delivered_and_the_full_index_is_whole() {
+    let app = spawn_app_with(|s| s.skills.max_triggered = 3).await;
+    let skill = |name: &str, front: &str, body: &str| json!({"name": name, "content": format!("---\nname: {name}\ndescription: {name} helper\n{front}---\n{body}\n")});
+    post(
+        &app,
+        "/api/skills",
+        skill(
+            "release-notes",
+            "triggers: [release]\n",
+            "Collect merged PRs since the last tag.",
+        ),
+    )
+    .await;
+    post(
+        &app,
+        "/api/skills",
+        skill(
+            "db-tips",
+            "triggers: [postgres]\ninject_on_trigger: false\n",
+            "Use EXPLAIN ANALYZE.",
+        ),
+    )
+    .await;
+    let huge = "Step: check the replica lag before anything else.\n".repeat(2_000);
+    post(&app, "/api/skills", skill("huge-runbook", "", &huge)).await;
+    let deliveries = |listed: &Value, name: &str| {
+        listed["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .map(|s| s["deliveries"].as_u64().unwrap_or(0))
+            .unwrap()
+    };
+
+    let msg = post(
+        &app,
+        "/api/sessions/once/messages",
+        json!({"role": "user", "text": "use $release-notes for the release, and postgres notes"}),
+    )
+    .await;
+    assert_receipt_adds_up(&msg);
+    let ctx = msg["context"].as_str().unwrap();
+    assert_eq!(
+        ctx.matches("Collect merged PRs since the last tag.")
+            .count(),
+        1,
+        "{ctx}"
+    );
+    let hint = section(&msg, "skill_hint").expect("a skill_hint section");
+    assert!(hint["chars"].as_u64().unwrap() > 0, "{hint}");
+    assert_eq!(hint["items"][0]["kind"], "skill_pointer", "{hint}");
+    assert_eq!(hint["items"][0]["included"], true, "{hint}");
+    let skills = section(&msg, "skills").unwrap();
+    assert!(
+        skills["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["kind"] != "skill_pointer"),
+        "{skills}"
+    );
+    let listed = app.get_json("/api/skills").await;
+    assert_eq!(deliveries(&listed, "release-notes"), 1, "counted once");
+    assert_eq!(
+        deliveries(&listed, "db-tips"),
+        0,
+        "a pointer is no delivery"
+    );
+
+    // Cut by the cap: not delivered, not counted, not marked included.
+    let msg = post(
+        &app,
+        "/api/sessions/cut/messages",
+        json!({"role": "user", "text": "follow $huge-runbook"}),
+    )
+    .await;
+    assert_receipt_adds_up(&msg);
+    let skills = section(&msg, "skills").unwrap();
+    let item = &skills["items"][0];
+    assert_eq!(item["id"], "huge-runbook", "{skills}");
+    assert_eq!(item["included"], false, "{skills}");
+    let listed = app.get_json("/api/skills").await;
+    assert_eq!(deliveries(&listed, "huge-runbook"), 0);
+
+    // lazy_load off (the default): every skill in the index, whole, even
+    // past the skills cap.
+    let long = "d".repeat(900);
+    for i in 0..40 {
+        post(
+            &app,
+            "/api/skills",
+            json!({"name": format!("extra-{i:02}"), "content": format!("---\nname: extra-{i:02}\ndescription: {long} {i}\n---\nbody {i}\n")}),
+        )
+        .await;
+    }
+    let start = post(&app, "/api/sessions/full/start", json!({"message": "hi"})).await;
+    assert_receipt_adds_up(&start);
+    let ctx = start["context"].as_str().unwrap();
+    for i in 0..40 {
+        assert!(
+            ctx.contains(&format!("- extra-{i:02}:")),
+            "extra-{i:02} missing"
+        );
+    }
+    assert!(
+        !ctx.contains("[skills truncated"),
+        "the full index is whole"
+    );
+    let skills = section(&start, "skills").unwrap();
+    let cap = skills["cap"].as_u64().unwrap();
+    assert!(skills["chars"].as_u64().unwrap() > cap, "{skills}");
+    assert!(
+        skills["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["included"] == true),
+        "{skills}"
+    );
+}

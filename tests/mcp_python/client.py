@@ -62,8 +62,8 @@ async def exercise(session, transport):
     tools = await session.list_tools()
     names = sorted(t.name for t in tools.tools)
     expected = [
-        "context_preview", "episode_add", "learn_add", "learn_list", "memory_forget",
-        "memory_remember", "memory_search", "skill_read", "skill_search",
+        "context_preview", "episode_add", "learn_add", "learn_list", "learn_remove",
+        "memory_forget", "memory_remember", "memory_search", "skill_read", "skill_search",
     ]
     check(f"{transport}: every tool listed", names == expected, names)
 
@@ -83,6 +83,12 @@ async def exercise(session, transport):
     r, b = await call(session, "learn_list", {})
     lessons = json.dumps(b)
     check(f"{transport}: learn_list holds the lesson", "migrations" in lessons, lessons[:300])
+    r, b = await call(session, "learn_add", {
+        "rule": "Always page the on-call before a Friday deploy", "category": "preference"})
+    check(f"{transport}: learn_add (to remove)", not field(r, 'is_error', 'isError'), b)
+    key = b.get("key") if isinstance(b, dict) else None
+    r, b = await call(session, "learn_remove", {"key": key})
+    check(f"{transport}: learn_remove", not field(r, 'is_error', 'isError') and b.get("deleted") == key, b)
 
     # Ordinary questions (issue 35: an irregular verb after another word
     # made an FTS5 syntax error, answered 503 index_unavailable).

@@ -13,12 +13,13 @@
 
 use std::ffi::OsString;
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+
+use crate::atomic_file::replace_atomic;
 use usearch::{Index, MetricKind};
 
 use super::index::{
@@ -105,8 +106,8 @@ impl AnnIndex {
         };
         // Index first: a crash between the two renames leaves a sidecar whose
         // hash no longer matches, which `load` treats as stale.
-        write_atomic(path, &bytes)?;
-        write_atomic(&sidecar_path(path), &serde_json::to_vec_pretty(&sidecar)?)?;
+        replace_atomic(path, &bytes)?;
+        replace_atomic(&sidecar_path(path), &serde_json::to_vec_pretty(&sidecar)?)?;
         Ok(())
     }
 
@@ -217,43 +218,4 @@ impl AnnIndex {
         }
         Ok(AnnIndex { inner, dim, slots })
     }
-}
-
-/// Writes `bytes` to `path` through a temp file in the same directory,
-/// synced before the rename, so readers see the old file or the new one.
-fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
-    let mut tmp_name = OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(
-        ".tmp-{}-{}",
-        std::process::id(),
-        SEQ.fetch_add(1, AtomicOrdering::Relaxed)
-    ));
-    let tmp = dir.join(tmp_name);
-    let written = (|| {
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    written?;
-    // Make the rename itself durable; not every platform can sync a directory.
-    if let Ok(dir) = fs::File::open(dir) {
-        let _ = dir.sync_all();
-    }
-    Ok(())
 }

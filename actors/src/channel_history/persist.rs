@@ -178,10 +178,7 @@ impl HistoryDir {
         for entry in buffer.live(now) {
             body.extend(encode(entry)?);
         }
-        let mut tmp = tempfile::NamedTempFile::new_in(&self.root).map_err(io_err(&self.root))?;
-        tmp.write_all(&body).map_err(io_err(path))?;
-        tmp.persist(path).map_err(|e| io_err(path)(e.error))?;
-        Ok(())
+        crate::atomic_file::replace_atomic(path, &body).map_err(io_err(path))
     }
 
     /// Appends one entry to `path` (created 0600).
@@ -245,11 +242,7 @@ impl HistoryDir {
             modes: modes.clone(),
         })
         .map_err(|e| ChannelHistoryError::Io(format!("encoding {MODES_FILE}: {e}")))?;
-        let mut tmp = tempfile::NamedTempFile::new_in(&self.root).map_err(io_err(&self.root))?;
-        tmp.write_all(&body).map_err(io_err(&path))?;
-        tmp.as_file().sync_all().map_err(io_err(&path))?;
-        tmp.persist(&path).map_err(|e| io_err(&path)(e.error))?;
-        Ok(())
+        crate::atomic_file::replace_atomic(&path, &body).map_err(io_err(&path))
     }
 }
 

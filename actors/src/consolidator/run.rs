@@ -23,6 +23,7 @@
 use crate::clock::format_ts;
 use crate::llm::{LlmError, LlmRequest};
 use crate::memory_files::Layer;
+use crate::transcripts::Turn;
 use crate::vector_store::episodic::EpisodicWrite;
 use crate::vector_store::lessons::LessonWrite;
 use crate::vector_store::{RecordEvent, SemanticWrite, VectorStoreError};
@@ -113,7 +114,7 @@ pub(crate) async fn run_path(
     match path {
         ConsolidationPath::Prefs => write_prefs(config, answer, markdown, &mut report).await?,
         ConsolidationPath::History => {
-            write_history(config, answer, &mut report).await?;
+            write_history(config, answer, &turns, &evidence, &mut report).await?;
             config.transcripts.mark_consolidated(key, upto).await?;
             // After the marker: a failing step cannot undo the run.
             let session = ConsolidatedSession {
@@ -203,6 +204,8 @@ async fn write_prefs(
 async fn write_history(
     config: &ConsolidatorConfig,
     answer: ConsolidationAnswer,
+    turns: &[Turn],
+    evidence: &Evidence,
     report: &mut RunReport,
 ) -> Result<(), ConsolidatorError> {
     if let Some(history) = answer.history.as_deref().map(str::trim) {
@@ -212,9 +215,18 @@ async fn write_history(
         }
     }
     for item in answer.episodic {
+        // An episode is dated when it was said, not when the run came
+        // (hours later: the history path waits for the session to idle).
+        let said = evidence
+            .best_turn(&item.text)
+            .and_then(|i| turns.get(i))
+            .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t.ts).ok())
+            .map(|t| t.with_timezone(&chrono::Utc))
+            .filter(|t| *t <= config.clock.now());
         let mut write = EpisodicWrite::new(item.text, SOURCE);
         write.importance = item.importance;
         write.tags = item.tags;
+        write.created_at = said;
         match config.store.write_episodic(write).await {
             Ok(_) => report.episodic += 1,
             Err(e) => refused(report, "episodic", &e),

@@ -166,6 +166,11 @@ pub struct Thresholds {
     pub lesson_duplicate: f32,
     /// Cosine at which a new fact retires an old one of the same topic.
     pub retire: f32,
+    /// Cosine to a known attack exemplar at which a write is blocked
+    /// (injection screening's similarity layer).
+    pub screening: f32,
+    /// The same when the text reads as a discussion of attacks.
+    pub screening_discussion: f32,
 }
 
 impl Thresholds {
@@ -179,13 +184,17 @@ impl Thresholds {
     /// 0.4 %); 0.30 lets 63.4 % through (a random turn 2.8 %), 0.25 75.2 %
     /// (5.5 %), 0.35 47.2 % (1.6 %). The gate only keeps noise out of the
     /// first message's context; ranking decides the rest. The long-text
-    /// value keeps the spec's ratio (0.42 / 0.55).
+    /// value keeps the spec's ratio (0.42 / 0.55). The screening values
+    /// are the similarity layer's, chosen on MiniLM with `bench screening`'s
+    /// threshold curve (`security::similarity`).
     pub const REFERENCE: Self = Self {
         relevance: 0.30,
         relevance_long: 0.23,
         near_duplicate: 0.88,
         lesson_duplicate: 0.85,
         retire: 0.70,
+        screening: 0.86,
+        screening_discussion: 0.95,
     };
 
     /// The thresholds moved onto `scale`.
@@ -198,6 +207,8 @@ impl Thresholds {
             near_duplicate: m(r.near_duplicate),
             lesson_duplicate: m(r.lesson_duplicate),
             retire: m(r.retire),
+            screening: m(r.screening),
+            screening_discussion: m(r.screening_discussion),
         }
     }
 }

@@ -57,15 +57,7 @@ impl Handler<SaveScriptHooks> for HookRunner {
 }
 
 fn write_atomically(path: &std::path::Path, doc: &Value) -> Result<(), HookError> {
-    use std::io::Write;
-    let io = |e: std::io::Error| HookError::Io(e.to_string());
-    let dir = path.parent().unwrap_or_else(|| std::path::Path::new("."));
-    std::fs::create_dir_all(dir).map_err(io)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    let text = serde_json::to_string_pretty(doc).map_err(|e| HookError::Io(e.to_string()))?;
-    tmp.write_all(text.as_bytes()).map_err(io)?;
-    tmp.write_all(b"\n").map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
+    let text = serde_json::to_string_pretty(doc).map_err(|e| HookError::Io(e.to_string()))? + "\n";
+    crate::atomic_file::write_atomic(path, text.as_bytes())
+        .map_err(|e| HookError::Io(e.to_string()))
 }

@@ -305,10 +305,7 @@ impl MemoryDir {
         check_text("text", text)?;
         self.ensure()?;
         let path = self.root.join(layer.file_name());
-        let mut tmp = tempfile::NamedTempFile::new_in(&self.root).map_err(io_err(&self.root))?;
-        tmp.write_all(text.as_bytes()).map_err(io_err(&path))?;
-        tmp.as_file().sync_all().map_err(io_err(&path))?;
-        tmp.persist(&path).map_err(|e| io_err(&path)(e.error))?;
+        crate::atomic_file::replace_atomic(&path, text.as_bytes()).map_err(io_err(&path))?;
         Ok(split_sections(layer.file_name(), text))
     }
 }

@@ -18,11 +18,11 @@ use percent_encoding::percent_decode_str;
 use regex::Regex;
 
 /// Decoded segments kept per screened text.
-pub const MAX_SEGMENTS: usize = 16;
+pub(super) const MAX_SEGMENTS: usize = 16;
 /// Total decoded bytes kept per screened text.
-pub const MAX_DECODED_BYTES: usize = 16 * 1024;
+pub(super) const MAX_DECODED_BYTES: usize = 16 * 1024;
 /// Encodings peeled off one inside the other.
-pub const MAX_DEPTH: usize = 2;
+pub(super) const MAX_DEPTH: usize = 2;
 
 /// Shortest run worth decoding (12 bytes of base64 ≈ 9 characters of text:
 /// shorter runs cannot hold an instruction).
@@ -41,7 +41,7 @@ static PERCENT_RUN: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Which encoding a segment came out of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Encoding {
+pub(super) enum Encoding {
     /// RFC 4648 base64, standard or URL-safe alphabet, padded or not.
     Base64,
     /// Hexadecimal bytes, optionally `\x`/`0x`-prefixed or separated.
@@ -52,7 +52,7 @@ pub enum Encoding {
 
 /// Text found inside an encoded run.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Decoded {
+pub(super) struct Decoded {
     /// The encoding that was peeled off (the outermost one).
     pub encoding: Encoding,
     /// The decoded text.
@@ -119,7 +119,7 @@ fn decode_percent(run: &str) -> Option<String> {
 
 /// Every decodable segment of `text`, outermost first, nested ones after
 /// (within the bounds above).
-pub fn decoded_segments(text: &str) -> Vec<Decoded> {
+pub(super) fn decoded_segments(text: &str) -> Vec<Decoded> {
     let mut out = Vec::new();
     let mut budget = MAX_DECODED_BYTES;
     let mut frontier = vec![text.to_owned()];

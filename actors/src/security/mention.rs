@@ -60,7 +60,7 @@ static NAMED_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
 /// Whether the structural token at `span` of `text` (a normalized view) is
 /// mentioned rather than used; `next` is where the next token starts, if
 /// any (see the module doc).
-pub fn is_mention(text: &str, span: Range<usize>, next: Option<usize>) -> bool {
+pub(super) fn is_mention(text: &str, span: Range<usize>, next: Option<usize>) -> bool {
     let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
     let line_end = text[span.end..]
         .find('\n')

@@ -36,18 +36,18 @@
 //! `exemplars.jsonl`), `redact.rs` (credentials), `exfil_urls.rs`,
 //! `inspect.rs` (all detectors over one stored text, for `security audit`).
 
-pub mod decode;
+mod decode;
 pub mod exfil_urls;
 pub mod inspect;
-pub mod mention;
+mod mention;
 pub mod ngram;
 pub mod normalize;
-pub mod passages;
+mod passages;
 pub mod redact;
-pub mod rules;
+mod rules;
 pub mod screen;
 pub mod similarity;
-pub mod speech;
+mod speech;
 
 pub use exfil_urls::redact_exfiltration_urls;
 pub use inspect::{inspect, Finding, FindingKind};

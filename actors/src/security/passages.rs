@@ -12,7 +12,7 @@
 //! third. Short views are their own only passage and get none here.
 
 /// Least characters of a passage.
-pub const PASSAGE_CHARS: usize = 240;
+pub(super) const PASSAGE_CHARS: usize = 240;
 
 /// Whether `c` ends a sentence (as `screen::sentence_of` reads it; ". "
 /// is handled apart, it takes the space).
@@ -52,7 +52,7 @@ pub(super) fn sentences(view: &str) -> impl Iterator<Item = &str> {
 }
 
 /// The passages of `view` (none when it is under two passages long).
-pub fn passages(view: &str) -> Vec<&str> {
+pub(super) fn passages(view: &str) -> Vec<&str> {
     if view.chars().count() < 2 * PASSAGE_CHARS {
         return Vec::new();
     }

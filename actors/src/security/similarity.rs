@@ -18,8 +18,11 @@
 //!
 //! The bank (`exemplars.jsonl`, compiled in) holds paraphrases in every
 //! screened language and category, written for this purpose; none is in
-//! the labelled test data. The thresholds are starting points to calibrate
-//! against the deployed model.
+//! the labelled test data. The thresholds are MiniLM's
+//! ([`Thresholds::REFERENCE`]); the store moves them onto the deployed
+//! model's scale with the rest of its similarity thresholds
+//! (`embedder::calibration`), so a model with generally higher cosines
+//! does not block ordinary text.
 
 use std::sync::LazyLock;
 
@@ -27,6 +30,7 @@ use serde::Deserialize;
 
 use super::rules::rule::Category;
 use super::screen::{Layer, Verdict};
+use crate::embedder::calibration::Thresholds;
 
 /// One attack exemplar.
 #[derive(Debug, Clone, Deserialize)]
@@ -74,12 +78,20 @@ pub struct SimilarityPolicy {
     pub discussion_threshold: f32,
 }
 
-impl Default for SimilarityPolicy {
-    fn default() -> Self {
+impl SimilarityPolicy {
+    /// The screening thresholds of a model's calibrated set.
+    pub fn of(thresholds: &Thresholds) -> Self {
         Self {
-            threshold: 0.86,
-            discussion_threshold: 0.95,
+            threshold: thresholds.screening,
+            discussion_threshold: thresholds.screening_discussion,
         }
+    }
+}
+
+impl Default for SimilarityPolicy {
+    /// The reference model's.
+    fn default() -> Self {
+        Self::of(&Thresholds::REFERENCE)
     }
 }
 

@@ -137,7 +137,7 @@ fn starts_clause(text: &str, sentence_start: usize, span: &Range<usize>) -> bool
 /// Whether a soft rule's match at `span` of `text` (a normalized view) is
 /// discussion rather than an instruction. `verb_final` widens the frame to
 /// the whole sentence (ja, zh put the reporting verb last).
-pub fn is_discussion(text: &str, span: Range<usize>, verb_final: bool) -> bool {
+pub(super) fn is_discussion(text: &str, span: Range<usize>, verb_final: bool) -> bool {
     let s = sentence(text, &span);
     if starts_clause(text, s.start, &span) && !inside_quotes(text, s.start, span.start) {
         return false;
@@ -158,7 +158,7 @@ pub fn is_discussion(text: &str, span: Range<usize>, verb_final: bool) -> bool {
 /// to raise the bar for the statistical and similarity signals. Within
 /// one sentence, because a subject word in one ("the HTML comment") and a
 /// verb in another ("use it") frame nothing.
-pub fn frames_discussion(text: &str) -> bool {
+pub(super) fn frames_discussion(text: &str) -> bool {
     sentences(text).any(|s| SUBJECT.is_match(s) && REPORTING.is_match(s))
 }
 

@@ -19,7 +19,10 @@ use super::ledger::{LedgerEntry, TTL_DAYS};
 use super::types::{BudgetReport, BudgetRow, CatalogEntry};
 
 /// Groups of entry indices sharing a real file, canonical first.
-pub fn alias_groups(entries: &[CatalogEntry], real: &HashMap<String, PathBuf>) -> Vec<Vec<usize>> {
+pub(super) fn alias_groups(
+    entries: &[CatalogEntry],
+    real: &HashMap<String, PathBuf>,
+) -> Vec<Vec<usize>> {
     let mut by_file: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
     let mut groups = Vec::new();
     for (i, e) in entries.iter().enumerate() {
@@ -41,7 +44,7 @@ pub fn alias_groups(entries: &[CatalogEntry], real: &HashMap<String, PathBuf>) -
 }
 
 /// Each skill's canonical key.
-pub fn canonical_keys(
+pub(super) fn canonical_keys(
     entries: &[CatalogEntry],
     real: &HashMap<String, PathBuf>,
 ) -> HashMap<String, String> {
@@ -56,7 +59,7 @@ pub fn canonical_keys(
 }
 
 /// The budget report.
-pub fn budget(
+pub(super) fn budget(
     entries: &[CatalogEntry],
     real: &HashMap<String, PathBuf>,
     ledger: &BTreeMap<String, LedgerEntry>,

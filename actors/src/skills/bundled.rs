@@ -28,7 +28,7 @@ use crate::atomic_file::write_atomic;
 
 /// A skill compiled into the binary.
 #[derive(Debug, Clone, Copy)]
-pub struct BundledSkill {
+pub(super) struct BundledSkill {
     /// Its name (directory under `skills/`).
     pub name: &'static str,
     /// Its SKILL.md.
@@ -36,7 +36,7 @@ pub struct BundledSkill {
 }
 
 /// The bundled skills.
-pub const BUNDLED: &[BundledSkill] = &[
+pub(super) const BUNDLED: &[BundledSkill] = &[
     BundledSkill {
         name: "skill-authoring",
         content: include_str!("bundled/skill-authoring.md"),
@@ -48,9 +48,9 @@ pub const BUNDLED: &[BundledSkill] = &[
 ];
 
 /// The sync record's file name under `skills/` (hidden: not a skill).
-pub const MANIFEST_FILE: &str = ".bundled.json";
+pub(super) const MANIFEST_FILE: &str = ".bundled.json";
 /// What a kept user edit gets beside it.
-pub const SHIPPED_COPY: &str = "SKILL.md.bundled";
+pub(super) const SHIPPED_COPY: &str = "SKILL.md.bundled";
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Manifest {
@@ -64,7 +64,7 @@ struct Record {
 
 /// What a sync did, per skill name.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct SyncReport {
+pub(super) struct SyncReport {
     /// Copied for the first time.
     pub installed: Vec<String>,
     /// Replaced by a newer shipped text.
@@ -80,7 +80,7 @@ fn hash(text: &[u8]) -> String {
 }
 
 /// Syncs `skills` into `skills_dir`.
-pub fn sync(skills_dir: &Path, skills: &[BundledSkill]) -> Result<SyncReport, SkillError> {
+pub(super) fn sync(skills_dir: &Path, skills: &[BundledSkill]) -> Result<SyncReport, SkillError> {
     let manifest_path = skills_dir.join(MANIFEST_FILE);
     let mut manifest: Manifest = std::fs::read(&manifest_path)
         .ok()
@@ -138,7 +138,7 @@ pub fn sync(skills_dir: &Path, skills: &[BundledSkill]) -> Result<SyncReport, Sk
 }
 
 /// The names of the bundled skills.
-pub fn bundled_names() -> impl Iterator<Item = &'static str> {
+pub(super) fn bundled_names() -> impl Iterator<Item = &'static str> {
     BUNDLED.iter().map(|s| s.name)
 }
 

@@ -27,13 +27,13 @@ use super::ledger::Ledger;
 use super::types::CatalogEntry;
 
 /// The index block's header.
-pub const INDEX_HEADER: &str = "## Available Skills";
+pub(super) const INDEX_HEADER: &str = "## Available Skills";
 /// A skill changed within this many days gets the new-skill boost.
-pub const NEW_SKILL_DAYS: i64 = 7;
+pub(super) const NEW_SKILL_DAYS: i64 = 7;
 const DAY_SECS: i64 = 86_400;
 
 /// One index line.
-pub fn index_line(e: &CatalogEntry) -> String {
+pub(super) fn index_line(e: &CatalogEntry) -> String {
     let desc = e
         .meta
         .description
@@ -68,7 +68,7 @@ fn tail_note(omitted: usize) -> String {
 }
 
 /// The legacy full index: every on-demand skill, alphabetical.
-pub fn full_index(entries: &[CatalogEntry]) -> (String, Vec<String>) {
+pub(super) fn full_index(entries: &[CatalogEntry]) -> (String, Vec<String>) {
     let on_demand: Vec<&CatalogEntry> = entries.iter().filter(|e| !e.meta.always).collect();
     let lines: Vec<String> = on_demand.iter().map(|e| index_line(e)).collect();
     (
@@ -78,7 +78,7 @@ pub fn full_index(entries: &[CatalogEntry]) -> (String, Vec<String>) {
 }
 
 /// `(hits, effective recency)`: larger ranks first.
-pub fn rank_key(e: &CatalogEntry, ledger: Option<&Ledger>, now_secs: i64) -> (u64, i64) {
+pub(super) fn rank_key(e: &CatalogEntry, ledger: Option<&Ledger>, now_secs: i64) -> (u64, i64) {
     let entry = ledger.and_then(|l| l.get(&e.name));
     let hits = entry.map_or(0, |x| x.hits);
     let last = entry.map_or(0, |x| x.last_used.timestamp());
@@ -93,7 +93,7 @@ pub fn rank_key(e: &CatalogEntry, ledger: Option<&Ledger>, now_secs: i64) -> (u6
 
 /// The lazy index: top-ranked on-demand skills within `budget` characters,
 /// of which `used` are already taken (the pinned bodies).
-pub fn lazy_index(
+pub(super) fn lazy_index(
     entries: &[CatalogEntry],
     ledger: Option<&Ledger>,
     now_secs: i64,
@@ -126,7 +126,7 @@ pub fn lazy_index(
 
 /// The body of a SKILL.md text: the frontmatter removed, outer blank lines
 /// trimmed.
-pub fn body_of(text: &str) -> String {
+pub(super) fn body_of(text: &str) -> String {
     split(text).body.trim_matches(['\n', '\r']).to_owned()
 }
 
@@ -139,7 +139,7 @@ fn dollar_re() -> &'static Regex {
 }
 
 /// The `$name` tokens of `message`, in order, without repeats.
-pub fn dollar_tokens(message: &str) -> Vec<String> {
+pub(super) fn dollar_tokens(message: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for cap in dollar_re().captures_iter(message) {
         let name = cap[1].trim_end_matches(['.', '/', '-']).to_owned();

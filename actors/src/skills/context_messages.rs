@@ -14,7 +14,9 @@ use super::context::{dollar_tokens, full_index, lazy_index};
 use super::crediting::{mentions_skill_file, read_paths, resolve_path};
 use super::error::SkillError;
 use super::triggers::{hint_block, match_triggers, pointer_line, Candidate};
-use super::types::{SessionSkills, SkillBody, ToolEvent, ToolEventOutcome, TriggeredSkills};
+use super::types::{
+    MessageSkills, SessionSkills, SkillBody, ToolEvent, ToolEventOutcome, TriggeredSkills,
+};
 
 /// The skills section of a new session within `budget` characters (used
 /// only under `skills.lazy_load`).
@@ -46,6 +48,16 @@ pub(crate) struct DeliverSkill {
 #[derive(Debug, Message)]
 #[rtype(result = "Result<TriggeredSkills, SkillError>")]
 pub(crate) struct MatchTriggers {
+    /// The user message.
+    pub message: String,
+}
+
+/// What a message asks for and matches, `$name` bodies and trigger
+/// matches together, recording nothing: the context builder records what
+/// it then delivers ([`RecordSkillUse`]), once per skill, after its cap.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<MessageSkills, SkillError>")]
+pub(crate) struct GetMessageSkills {
     /// The user message.
     pub message: String,
 }
@@ -110,6 +122,7 @@ impl Handler<GetSessionSkills> for SkillLedger {
                 listed,
                 omitted: 0,
                 ledger_ranked: false,
+                full_index: true,
             });
         }
         let used: usize = always.iter().map(|b| b.body.len()).sum();
@@ -122,6 +135,7 @@ impl Handler<GetSessionSkills> for SkillLedger {
             listed,
             omitted,
             ledger_ranked,
+            full_index: false,
         })
     }
 }
@@ -130,16 +144,7 @@ impl Handler<ResolveDollarSkills> for SkillLedger {
     type Result = Result<Vec<SkillBody>, SkillError>;
 
     fn handle(&mut self, msg: ResolveDollarSkills, ctx: &mut Context<Self>) -> Self::Result {
-        let mut bodies = Vec::new();
-        for name in dollar_tokens(&msg.message) {
-            let Some(entry) = self.catalog.get(&name) else {
-                continue;
-            };
-            match Self::load_body(&entry) {
-                Ok(body) => bodies.push(body),
-                Err(e) => tracing::warn!(skill = %name, error = %e, "$skill body unreadable"),
-            }
-        }
+        let bodies = self.dollar_bodies(&msg.message);
         let names: Vec<String> = bodies.iter().map(|b| b.name.clone()).collect();
         self.record(&names, ctx);
         Ok(bodies)
@@ -164,8 +169,46 @@ impl Handler<MatchTriggers> for SkillLedger {
     type Result = Result<TriggeredSkills, SkillError>;
 
     fn handle(&mut self, msg: MatchTriggers, ctx: &mut Context<Self>) -> Self::Result {
+        let out = self.trigger_matches(&msg.message);
+        let delivered: Vec<String> = out.bodies.iter().map(|b| b.name.clone()).collect();
+        self.record(&delivered, ctx);
+        Ok(out)
+    }
+}
+
+impl Handler<GetMessageSkills> for SkillLedger {
+    type Result = Result<MessageSkills, SkillError>;
+
+    fn handle(&mut self, msg: GetMessageSkills, _: &mut Context<Self>) -> Self::Result {
+        Ok(MessageSkills {
+            dollar: self.dollar_bodies(&msg.message),
+            triggered: self.trigger_matches(&msg.message),
+        })
+    }
+}
+
+impl SkillLedger {
+    /// The bodies a message's `$name` tokens name (unreadable ones logged
+    /// and left out).
+    fn dollar_bodies(&mut self, message: &str) -> Vec<SkillBody> {
+        let mut bodies = Vec::new();
+        for name in dollar_tokens(message) {
+            let Some(entry) = self.catalog.get(&name) else {
+                continue;
+            };
+            match Self::load_body(&entry) {
+                Ok(body) => bodies.push(body),
+                Err(e) => tracing::warn!(skill = %name, error = %e, "$skill body unreadable"),
+            }
+        }
+        bodies
+    }
+
+    /// The trigger matches of a message (one security event for the
+    /// matched set), recording nothing.
+    fn trigger_matches(&mut self, message: &str) -> TriggeredSkills {
         if self.config.max_triggered == 0 {
-            return Ok(TriggeredSkills::default());
+            return TriggeredSkills::default();
         }
         let entries = self.catalog.entries();
         let candidates = entries.iter().map(|e| Candidate {
@@ -173,13 +216,12 @@ impl Handler<MatchTriggers> for SkillLedger {
             always: e.meta.always,
             triggers: &e.triggers,
         });
-        let matched: Vec<String> =
-            match_triggers(candidates, &msg.message, self.config.max_triggered)
-                .into_iter()
-                .map(|(n, _)| n.to_owned())
-                .collect();
+        let matched: Vec<String> = match_triggers(candidates, message, self.config.max_triggered)
+            .into_iter()
+            .map(|(n, _)| n.to_owned())
+            .collect();
         if matched.is_empty() {
-            return Ok(TriggeredSkills::default());
+            return TriggeredSkills::default();
         }
         let mut out = TriggeredSkills::default();
         let mut modes = Vec::new();
@@ -215,9 +257,7 @@ impl Handler<MatchTriggers> for SkillLedger {
             "matched",
             json!({ "skills": modes }),
         );
-        let delivered: Vec<String> = out.bodies.iter().map(|b| b.name.clone()).collect();
-        self.record(&delivered, ctx);
-        Ok(out)
+        out
     }
 }
 

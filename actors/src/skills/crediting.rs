@@ -25,11 +25,11 @@ use std::path::{Component, Path, PathBuf};
 use serde_json::Value;
 
 /// Shell verbs whose output is the file's content.
-pub const SHELL_READ_VERBS: &[&str] = &[
+pub(super) const SHELL_READ_VERBS: &[&str] = &[
     "cat", "head", "tail", "less", "more", "bat", "batcat", "nl", "tac", "sed", "most",
 ];
 /// Structured tools that return a file's content.
-pub const CONTENT_READ_TOOLS: &[&str] = &[
+pub(super) const CONTENT_READ_TOOLS: &[&str] = &[
     "read",
     "fs_read",
     "read_file",
@@ -40,7 +40,7 @@ pub const CONTENT_READ_TOOLS: &[&str] = &[
     "open_file",
 ];
 /// Tools whose input is a shell command.
-pub const SHELL_TOOLS: &[&str] = &[
+pub(super) const SHELL_TOOLS: &[&str] = &[
     "bash",
     "shell",
     "execute_bash",
@@ -67,7 +67,7 @@ const PATH_KEYS: &[&str] = &[
 ];
 
 /// The cheap gate run before anything else.
-pub fn mentions_skill_file(text: &str) -> bool {
+pub(super) fn mentions_skill_file(text: &str) -> bool {
     text.contains("SKILL.md")
 }
 
@@ -151,7 +151,7 @@ fn segments(command: &str) -> Vec<Vec<Token>> {
 
 /// Paths naming a SKILL.md that a content-reading segment of `command`
 /// delivers.
-pub fn shell_read_paths(command: &str) -> Vec<String> {
+pub(super) fn shell_read_paths(command: &str) -> Vec<String> {
     let mut paths = Vec::new();
     for seg in segments(command) {
         let mut tokens = seg.into_iter().peekable();
@@ -233,7 +233,7 @@ fn collect_paths(value: &Value, out: &mut Vec<String>) {
 
 /// Paths naming a SKILL.md that a tool call delivers: `kind` is the ACP
 /// tool kind when the gateway has it (`read`, `execute`).
-pub fn read_paths(
+pub(super) fn read_paths(
     tool_name: &str,
     kind: Option<&str>,
     raw_input: Option<&Value>,
@@ -262,7 +262,7 @@ pub fn read_paths(
 
 /// A served skill as the resolver sees it.
 #[derive(Debug, Clone)]
-pub struct ServedSkill {
+pub(super) struct ServedSkill {
     /// The skill's key.
     pub name: String,
     /// Its SKILL.md as listed.
@@ -291,7 +291,11 @@ fn normalize(path: &Path) -> PathBuf {
 /// must be a served SKILL.md (as listed or resolved); a relative path (the
 /// caller's working directory is unknown) matches the served skill whose
 /// key is the longest suffix of its directory.
-pub fn resolve_path(raw: &str, home: Option<&Path>, served: &[ServedSkill]) -> Option<String> {
+pub(super) fn resolve_path(
+    raw: &str,
+    home: Option<&Path>,
+    served: &[ServedSkill],
+) -> Option<String> {
     let raw = raw.strip_prefix("file://").unwrap_or(raw);
     let expanded = match (raw.strip_prefix("~/"), home) {
         (Some(rest), Some(h)) => h.join(rest),

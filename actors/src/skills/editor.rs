@@ -26,7 +26,7 @@ use super::frontmatter::{split, FrontmatterState};
 use super::keys::{blocks, line_spans, top_level_key};
 
 /// The keys the structured editor owns.
-pub const MODELLED_KEYS: [&str; 5] = [
+pub(super) const MODELLED_KEYS: [&str; 5] = [
     "name",
     "description",
     "always",
@@ -54,7 +54,7 @@ pub struct SkillEdit {
 
 /// Why a rewrite cannot be done.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RewriteRefusal {
+pub(super) enum RewriteRefusal {
     /// The file has no frontmatter block (the toggle refuses these).
     NoFrontmatter,
     /// An opening `---` without a closing one.
@@ -62,7 +62,7 @@ pub enum RewriteRefusal {
 }
 
 /// Applies `edit` to the SKILL.md text `original`.
-pub fn apply_edit(original: &str, edit: &SkillEdit) -> Result<String, RewriteRefusal> {
+pub(super) fn apply_edit(original: &str, edit: &SkillEdit) -> Result<String, RewriteRefusal> {
     let doc = split(original);
     let (head, block, tail, body) = match doc.state {
         FrontmatterState::Unterminated => return Err(RewriteRefusal::Unterminated),
@@ -150,7 +150,7 @@ fn json_string(s: &str) -> String {
 
 /// `s` as a YAML scalar: plain when that reads back as the same string,
 /// else double-quoted (a JSON string is a valid YAML double-quoted scalar).
-pub fn yaml_string(s: &str) -> String {
+pub(super) fn yaml_string(s: &str) -> String {
     let plain_chars = s
         .chars()
         .all(|c| c.is_alphanumeric() || " -_.,()/;?+=~'".contains(c));
@@ -171,7 +171,10 @@ pub fn yaml_string(s: &str) -> String {
 
 /// The toggle's edit: `Ok(None)` when the file already says what was
 /// asked.
-pub fn set_inject_line(original: &str, inject: bool) -> Result<Option<String>, RewriteRefusal> {
+pub(super) fn set_inject_line(
+    original: &str,
+    inject: bool,
+) -> Result<Option<String>, RewriteRefusal> {
     let doc = split(original);
     match doc.state {
         FrontmatterState::Absent => return Err(RewriteRefusal::NoFrontmatter),

@@ -11,8 +11,8 @@ use super::editor::SkillEdit;
 use super::error::SkillError;
 use super::messages::*;
 use super::types::{
-    BudgetReport, SearchHit, SessionSkills, SkillBody, SkillDetail, SkillInfo, ToggleOutcome,
-    ToolEvent, ToolEventOutcome, TriggeredSkills,
+    BudgetReport, MessageSkills, SearchHit, SessionSkills, SkillBody, SkillDetail, SkillInfo,
+    ToggleOutcome, ToolEvent, ToolEventOutcome, TriggeredSkills,
 };
 use crate::ask::ask;
 
@@ -170,6 +170,15 @@ impl SkillLedgerHandle {
     /// Trigger matches for `message` (bodies earn hits; pointers do not).
     pub async fn triggered(&self, message: &str) -> Result<TriggeredSkills, SkillError> {
         self.ask(MatchTriggers {
+            message: message.to_owned(),
+        })
+        .await
+    }
+
+    /// What a message's `$name` tokens and triggers yield, recording
+    /// nothing: the caller records what it delivers with [`Self::record_use`].
+    pub async fn message_skills(&self, message: &str) -> Result<MessageSkills, SkillError> {
+        self.ask(GetMessageSkills {
             message: message.to_owned(),
         })
         .await

@@ -11,7 +11,7 @@
 
 /// The key of `line` (given without its line break) if it is a top-level
 /// key line.
-pub fn top_level_key(line: &str) -> Option<&str> {
+pub(super) fn top_level_key(line: &str) -> Option<&str> {
     let line = line.strip_suffix('\r').unwrap_or(line);
     let first = line.chars().next()?;
     if first.is_whitespace() || first == '#' || line == "-" || line.starts_with("- ") {
@@ -33,7 +33,7 @@ pub fn top_level_key(line: &str) -> Option<&str> {
 /// One block of a frontmatter: its key (`None` for lines before the first
 /// key) and its raw text, line endings included.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct KeyBlock<'a> {
+pub(super) struct KeyBlock<'a> {
     /// The top-level key, or `None` for the preamble.
     pub key: Option<&'a str>,
     /// The block's lines exactly as in the file.
@@ -42,7 +42,7 @@ pub struct KeyBlock<'a> {
 
 /// Splits a frontmatter block into its preamble and key blocks; the texts
 /// concatenate back to `block` exactly.
-pub fn blocks(block: &str) -> Vec<KeyBlock<'_>> {
+pub(super) fn blocks(block: &str) -> Vec<KeyBlock<'_>> {
     let mut out: Vec<KeyBlock<'_>> = Vec::new();
     let mut start = 0;
     let mut key: Option<&str> = None;
@@ -68,7 +68,7 @@ pub fn blocks(block: &str) -> Vec<KeyBlock<'_>> {
 }
 
 /// Each line's byte offset and text (without `\n`; a `\r` stays).
-pub fn line_spans(text: &str) -> impl Iterator<Item = (usize, &str)> {
+pub(super) fn line_spans(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let mut offset = 0;
     text.split_inclusive('\n').map(move |raw| {
         let at = offset;

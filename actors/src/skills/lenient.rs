@@ -21,7 +21,7 @@ use super::keys::{line_spans, top_level_key};
 
 /// A lenient value.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LenientValue {
+pub(super) enum LenientValue {
     /// A scalar's text.
     Scalar(String),
     /// A flow (`[a, b]`) or block (`- a`) list of scalars.
@@ -30,11 +30,11 @@ pub enum LenientValue {
 
 /// The fields of a block, in order (a later duplicate wins in [`Fields::get`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Fields(pub Vec<(String, LenientValue)>);
+pub(super) struct Fields(pub Vec<(String, LenientValue)>);
 
 impl Fields {
     /// The last value given for `key`; an empty scalar reads as absent.
-    pub fn get(&self, key: &str) -> Option<&LenientValue> {
+    pub(super) fn get(&self, key: &str) -> Option<&LenientValue> {
         self.0
             .iter()
             .rev()
@@ -45,7 +45,7 @@ impl Fields {
 }
 
 /// Parses a frontmatter block with the lenient grammar.
-pub fn parse(block: &str) -> Fields {
+pub(super) fn parse(block: &str) -> Fields {
     let lines: Vec<&str> = line_spans(block)
         .map(|(_, l)| l.strip_suffix('\r').unwrap_or(l))
         .collect();

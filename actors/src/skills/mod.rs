@@ -24,25 +24,25 @@
 //! the actor in `actor.rs`, `messages.rs` and `context_messages.rs`.
 
 mod actor;
-pub mod budget;
-pub mod bundled;
+mod budget;
+mod bundled;
 pub mod catalog;
-pub mod context;
+mod context;
 mod context_messages;
-pub mod crediting;
-pub mod editor;
+mod crediting;
+mod editor;
 mod error;
 pub mod frontmatter;
 mod handle;
-pub mod keys;
+mod keys;
 pub mod ledger;
-pub mod lenient;
+mod lenient;
 mod messages;
-pub mod names;
-pub mod search;
+mod names;
+mod search;
 pub mod store;
 pub mod triggers;
-pub mod types;
+mod types;
 
 pub use actor::SkillsConfig;
 pub use editor::SkillEdit;
@@ -50,7 +50,7 @@ pub use error::SkillError;
 pub use frontmatter::{FrontmatterState, ParseMode, SkillMeta};
 pub use handle::SkillLedgerHandle;
 pub use types::{
-    BudgetReport, BudgetRow, CatalogEntry, SearchHit, SessionSkills, SkillBody, SkillDetail,
-    SkillInfo, SkillSource, ToggleOutcome, ToggleRefusal, ToolEvent, ToolEventOutcome,
+    BudgetReport, BudgetRow, CatalogEntry, MessageSkills, SearchHit, SessionSkills, SkillBody,
+    SkillDetail, SkillInfo, SkillSource, ToggleOutcome, ToggleRefusal, ToolEvent, ToolEventOutcome,
     TriggeredSkills,
 };

@@ -20,9 +20,9 @@ use std::path::{Component, Path, PathBuf};
 use super::error::SkillError;
 
 /// Longest accepted name, in bytes.
-pub const MAX_NAME_LEN: usize = 200;
+pub(super) const MAX_NAME_LEN: usize = 200;
 /// Deepest accepted nesting.
-pub const MAX_NAME_DEPTH: usize = 8;
+pub(super) const MAX_NAME_DEPTH: usize = 8;
 
 fn invalid(name: &str, reason: impl Into<String>) -> SkillError {
     SkillError::InvalidName {
@@ -32,7 +32,7 @@ fn invalid(name: &str, reason: impl Into<String>) -> SkillError {
 }
 
 /// Refuses names that could leave the root, whatever else they contain.
-pub fn check_safe(name: &str) -> Result<(), SkillError> {
+pub(super) fn check_safe(name: &str) -> Result<(), SkillError> {
     if name.is_empty() {
         return Err(invalid(name, "the name is empty"));
     }
@@ -81,7 +81,7 @@ pub fn check_safe(name: &str) -> Result<(), SkillError> {
 /// The name `POST /api/skills` stores: unsafe shapes refused, then
 /// lowercased, with spaces, `_` and `.` turned into hyphens, other
 /// characters dropped, hyphen runs collapsed and trimmed per segment.
-pub fn sanitize(raw: &str) -> Result<String, SkillError> {
+pub(super) fn sanitize(raw: &str) -> Result<String, SkillError> {
     let trimmed = raw.trim().trim_end_matches('/');
     check_safe(trimmed)?;
     let mut segments = Vec::new();
@@ -111,7 +111,7 @@ pub fn sanitize(raw: &str) -> Result<String, SkillError> {
 
 /// `root/name` after checking that no existing part of it resolves outside
 /// `root` (symlinks included). `root` need not exist yet.
-pub fn resolve_inside(root: &Path, name: &str) -> Result<PathBuf, SkillError> {
+pub(super) fn resolve_inside(root: &Path, name: &str) -> Result<PathBuf, SkillError> {
     check_safe(name)?;
     let target = root.join(name);
     let Ok(canonical_root) = root.canonicalize() else {
@@ -141,7 +141,7 @@ pub fn resolve_inside(root: &Path, name: &str) -> Result<PathBuf, SkillError> {
 
 /// Whether `path` lies under `root` by path comparison alone (no syscall;
 /// the listing's `owned`).
-pub fn lexically_under(path: &Path, root: &Path) -> bool {
+pub(super) fn lexically_under(path: &Path, root: &Path) -> bool {
     path.starts_with(root)
 }
 

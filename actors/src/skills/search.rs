@@ -13,18 +13,16 @@ use super::triggers::truncate_chars;
 use super::types::{CatalogEntry, SearchHit};
 
 /// Longest query, in characters.
-pub const MAX_QUERY_CHARS: usize = 500;
-/// Hits returned unless asked otherwise.
-pub const DEFAULT_LIMIT: usize = 10;
+pub(super) const MAX_QUERY_CHARS: usize = 500;
 /// Most hits one search returns.
-pub const MAX_LIMIT: usize = 50;
+pub(super) const MAX_LIMIT: usize = 50;
 /// Most bodies one search reads.
-pub const BODY_SCAN_SKILLS: usize = 500;
+pub(super) const BODY_SCAN_SKILLS: usize = 500;
 /// Most bytes read of one body.
-pub const BODY_SCAN_BYTES: usize = 64 * 1024;
+pub(super) const BODY_SCAN_BYTES: usize = 64 * 1024;
 
 /// The query's lowercase words (at least one).
-pub fn query_words(query: &str) -> Result<Vec<String>, SkillError> {
+pub(super) fn query_words(query: &str) -> Result<Vec<String>, SkillError> {
     if query.chars().count() > MAX_QUERY_CHARS {
         return Err(SkillError::InvalidQuery(format!(
             "longer than {MAX_QUERY_CHARS} characters"
@@ -47,7 +45,7 @@ fn score(text: &str, words: &[String]) -> usize {
 }
 
 /// Searches `entries`; `read_body` yields a skill's body text.
-pub fn search(
+pub(super) fn search(
     entries: &[CatalogEntry],
     words: &[String],
     limit: usize,

@@ -136,6 +136,18 @@ pub struct SessionSkills {
     pub omitted: usize,
     /// Whether the usage ledger ranked the index (false: recency only).
     pub ledger_ranked: bool,
+    /// The full, unranked index (`skills.lazy_load` off): the spec's
+    /// untruncated dump, never cut to the skills cap.
+    pub full_index: bool,
+}
+
+/// What one message asks for and matches, nothing recorded yet.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MessageSkills {
+    /// The bodies its `$name` tokens name, in order.
+    pub dollar: Vec<SkillBody>,
+    /// Its trigger matches.
+    pub triggered: TriggeredSkills,
 }
 
 /// What a message's triggers yield (spec: `split_triggered`).

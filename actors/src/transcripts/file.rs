@@ -116,13 +116,8 @@ pub(crate) fn read_meta(path: &Path) -> Option<SessionMeta> {
 
 /// Replaces a session's metadata atomically.
 pub(crate) fn write_meta(path: &Path, meta: &SessionMeta) -> Result<(), TranscriptError> {
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     let text = serde_json::to_vec_pretty(meta).map_err(|e| TranscriptError::Io(e.to_string()))?;
-    tmp.write_all(&text)?;
-    tmp.persist(path)
-        .map_err(|e| TranscriptError::Io(e.error.to_string()))?;
-    Ok(())
+    crate::atomic_file::replace_atomic(path, &text).map_err(|e| TranscriptError::Io(e.to_string()))
 }
 
 #[cfg(test)]

@@ -90,7 +90,8 @@ impl VectorStore {
     }
 
     /// What a write is screened with now: the exemplar bank only if it was
-    /// embedded in the current space, and the attached security log.
+    /// embedded in the current space, its thresholds on the space model's
+    /// scale, and the attached security log.
     pub(super) fn screening(&self) -> Screening {
         let current = self.space.signature();
         Screening {
@@ -98,7 +99,7 @@ impl VectorStore {
                 .exemplar_bank
                 .clone()
                 .filter(|bank| current.as_deref() == Some(bank.signature.as_str())),
-            policy: SimilarityPolicy::default(),
+            policy: SimilarityPolicy::of(&self.thresholds()),
             log: self.security_log.clone(),
         }
     }

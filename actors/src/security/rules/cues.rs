@@ -12,8 +12,10 @@
 //! pointed at the families; no text is copied from them).
 
 /// The cues one language contributes.
-pub struct Cues {
-    /// ISO 639-1 code (same order as [`super::vocab::LANGUAGES`]).
+pub(crate) struct Cues {
+    /// ISO 639-1 code (same order as [`super::vocab::LANGUAGES`]); only
+    /// the table's tests read it, to check that order.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub lang: &'static str,
     /// Words to an AI that reads the text: "note for the AI", "the
     /// assistant processing this", "à l'attention de l'IA".
@@ -47,7 +49,7 @@ pub struct Cues {
 
 /// Text that shows an order is meant for a model: the user or reader in
 /// the third person, the reply, the AI itself.
-pub const MODEL_CUE: &str = concat!(
+pub(crate) const MODEL_CUE: &str = concat!(
     r"\b(?:the user|user's|the reader|readers|assistant|ai|llm|chatbot|language model|reply|respond|response|answer|click|link)\b|",
     r"l'utilisateur|le lecteur|réponse|réponds|\bnutzer|benutzer|leser|\bki\b|antwort|",
     r"usuario|lector|asistente|respuesta|responde|usuário|leitor|assistente|resposta|",
@@ -56,7 +58,7 @@ pub const MODEL_CUE: &str = concat!(
 );
 
 /// The nine languages.
-pub const CUES: &[Cues] = &[
+pub(crate) const CUES: &[Cues] = &[
     Cues {
         lang: "en",
         ai_address: r"\b(?:notes?|messages?|reminders?|notices?|hints?|requests?|p\.?s\.?|attention|directives?)\s*(?:for|to) (?:the |any |all |an? )?(?:ai|llms?|language models?|ai models?|ai assistants?|virtual assistants?|ai agents?|chatbots?|bots?)\b|\b(?:ai|llm|assistant|chatbot|bot|language model)s?(?:[- ]\w+){0,2} (?:that is |who is )?(?:reading|processing|summari[sz]ing|analy[sz]ing|handling|reviewing|parsing|screening|indexing|triaging) (?:this|these|the following)\b",

@@ -4,9 +4,9 @@
 //! ([`table`]) and its shared literal pass ([`prefilter`]).
 
 mod build;
-pub mod cues;
-pub mod families;
-pub mod prefilter;
-pub mod rule;
-pub mod table;
-pub mod vocab;
+pub(super) mod cues;
+pub(super) mod families;
+pub(super) mod prefilter;
+pub(super) mod rule;
+pub(super) mod table;
+pub(super) mod vocab;

@@ -18,7 +18,7 @@ use regex_syntax::hir::literal::{ExtractKind, Extractor};
 use regex_syntax::ParserBuilder;
 
 /// The shared prefilter of a rule table.
-pub struct Prefilter {
+pub(crate) struct Prefilter {
     /// All rules' prefix literals, each once (`None` when no rule has a
     /// finite set).
     ac: Option<AhoCorasick>,
@@ -33,7 +33,7 @@ pub struct Prefilter {
 impl Prefilter {
     /// Builds the prefilter of `patterns` (the rules' regexes exactly as
     /// compiled, in table order).
-    pub fn new(patterns: &[String]) -> Self {
+    pub(crate) fn new(patterns: &[String]) -> Self {
         let mut by_literal: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
         let mut always = Vec::new();
         for (idx, pattern) in patterns.iter().enumerate() {
@@ -64,7 +64,7 @@ impl Prefilter {
     }
 
     /// Which rules may match `view` (by table index).
-    pub fn candidates(&self, view: &str) -> Vec<bool> {
+    pub(crate) fn candidates(&self, view: &str) -> Vec<bool> {
         let mut out = vec![false; self.rules];
         for &idx in &self.always {
             out[idx] = true;
@@ -79,9 +79,10 @@ impl Prefilter {
         out
     }
 
-    /// How many rules have a finite prefix set (for the unit tests and
-    /// for anyone wondering whether the prefilter still pays).
-    pub fn filtered(&self) -> usize {
+    /// How many rules have a finite prefix set (the tests check that the
+    /// prefilter still pays).
+    #[cfg(test)]
+    pub(crate) fn filtered(&self) -> usize {
         self.rules - self.always.len()
     }
 }

@@ -30,7 +30,7 @@ const REVEAL_GAP: &str = r"[^.!?;。！？；\n(]";
 /// bounded-gap alternations its combined DFA thrashes (≈ 4 ms for 2,000
 /// characters, measured), while the ~50 patterns run one by one cost
 /// ≈ 70 µs together.
-pub struct Table {
+pub(crate) struct Table {
     /// The rules in priority order (the first match names the verdict).
     pub rules: Vec<Rule>,
     /// Each pattern, compiled.
@@ -42,7 +42,7 @@ pub struct Table {
 }
 
 /// The table, built on first use.
-pub static TABLE: LazyLock<Table> = LazyLock::new(|| {
+pub(crate) static TABLE: LazyLock<Table> = LazyLock::new(|| {
     let rules = all_rules();
     // The patterns are compile-time text covered by the unit tests below.
     // Many rules share a requirement (one per language of the same

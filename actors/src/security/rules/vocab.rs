@@ -8,7 +8,7 @@
 //! each language; none is copied from a list.
 
 /// The words one language contributes to the generated rules.
-pub struct Vocab {
+pub(crate) struct Vocab {
     /// ISO 639-1 code.
     pub lang: &'static str,
     /// Verbs that discard instructions ("ignore", "forget", …).
@@ -44,7 +44,7 @@ pub struct Vocab {
 }
 
 /// The nine languages issue 12 asks for.
-pub const LANGUAGES: &[Vocab] = &[
+pub(crate) const LANGUAGES: &[Vocab] = &[
     Vocab {
         lang: "en",
         override_verbs: r"ignore|disregard|forget|skip|override|overrule|discard|abandon|drop|throw out|set aside|bypass|neglect|pay no (?:attention|heed) to|put aside|nullify|scratch|revoke|rescind|reset|stop (?:following|obeying)|do not (?:abide by|follow|obey)|don't (?:abide by|follow|obey)|no longer (?:follow|obey)",

@@ -3,6 +3,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::validate::USER_EXPLICIT;
+use crate::vector_store::error::VectorStoreError;
+
 /// One active semantic key-value row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SemanticEntry {
@@ -43,6 +46,37 @@ pub struct SemanticWrite {
     pub source: String,
 }
 
+impl SemanticWrite {
+    /// A write as a person or an agent states it, the one rule for every
+    /// surface (HTTP, CLI, console): no source means `user_explicit`; a
+    /// `user_explicit` write without a confidence is stated outright (1.0);
+    /// any other source must say how sure it is
+    /// ([`VectorStoreError::InvalidConfidence`] otherwise).
+    pub fn stated(
+        key: String,
+        value: Value,
+        confidence: Option<f64>,
+        source: Option<String>,
+    ) -> Result<Self, VectorStoreError> {
+        let source = source.unwrap_or_else(|| USER_EXPLICIT.to_owned());
+        let confidence = match confidence {
+            Some(c) => c,
+            None if source == USER_EXPLICIT => 1.0,
+            None => {
+                return Err(VectorStoreError::InvalidConfidence(format!(
+                    "confidence is required for source {source:?}"
+                )))
+            }
+        };
+        Ok(Self {
+            key,
+            value,
+            confidence,
+            source,
+        })
+    }
+}
+
 /// What a successful write did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -71,4 +105,22 @@ pub enum KeyState {
     Active,
     /// Written once, tombstoned since.
     Deleted,
+}
+
+#[cfg(test)]
+mod stated_tests {
+    use super::*;
+
+    #[test]
+    fn a_stated_write_is_sure_only_when_the_user_states_it() {
+        let w =
+            SemanticWrite::stated("pref.editor".into(), Value::from("helix"), None, None).unwrap();
+        assert_eq!((w.source.as_str(), w.confidence), (USER_EXPLICIT, 1.0));
+        let w = SemanticWrite::stated("k".into(), Value::Null, Some(0.4), None).unwrap();
+        assert!((w.confidence - 0.4).abs() < 1e-12);
+        let e = SemanticWrite::stated("k".into(), Value::Null, None, Some("agent".into()));
+        assert!(
+            matches!(e, Err(VectorStoreError::InvalidConfidence(m)) if m.contains("\"agent\""))
+        );
+    }
 }

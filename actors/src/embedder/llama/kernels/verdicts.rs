@@ -14,7 +14,6 @@
 //! the later file wins and the other's entries are probed again next time.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -180,19 +179,8 @@ impl VerdictFile {
     /// Writes the cache atomically. The directory must exist: the cache
     /// never creates a data home (that has its own permissions).
     pub(super) fn save(&self, path: &Path) -> std::io::Result<()> {
-        let dir = path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".cpu-kernels-")
-            .tempfile_in(dir)?;
-        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        tmp.write_all(text.as_bytes())?;
-        tmp.write_all(b"\n")?;
-        tmp.as_file().sync_all()?;
-        tmp.persist(path).map_err(|e| e.error)?;
-        Ok(())
+        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)? + "\n";
+        crate::atomic_file::replace_atomic(path, text.as_bytes())
     }
 }
 
