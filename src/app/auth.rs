@@ -31,7 +31,6 @@ use super::request_rules::{
 };
 use super::AppState;
 use crate::error::ApiError;
-use kirocrew_actors::security_log::SecurityEvent;
 
 /// What the guard checks against.
 #[derive(Debug, Clone)]
@@ -86,6 +85,21 @@ impl AuthPolicy {
                     .authority()
                     .map(|a| a.as_str().to_ascii_lowercase())
             });
+        // An absolute-form target (`GET http://other.example/api/…`) names
+        // a host too, and must name this one, whatever the Host header says.
+        let target = req
+            .uri()
+            .authority()
+            .map(|a| a.as_str().to_ascii_lowercase());
+        if let Some(target) = target.filter(|t| !self.allowed_hosts.contains(t)) {
+            return Err(ApiError::Forbidden {
+                code: "host_not_allowed",
+                message: format!(
+                    "the request target names {target:?}, not this server; expected one of {}",
+                    self.allowed_hosts.join(", ")
+                ),
+            });
+        }
         match host {
             Some(host) if self.allowed_hosts.contains(&host) => {}
             other => {
@@ -245,24 +259,24 @@ pub async fn require_token(
 }
 
 /// An auth failure or a refused Host/Origin is a security event (spec: the
-/// security event log records every auth failure). Recorded without
-/// waiting: a flood of bad requests must not queue behind the log.
+/// security event log records every auth failure), bounded per source and
+/// minute ([`super::auth_failures`]). Recorded without waiting: a flood of
+/// bad requests must not queue behind the log.
 fn record_refusal(req: &ServiceRequest, err: &ApiError) {
     let Some(state) = req.app_data::<web::Data<AppState>>() else {
         return;
     };
     let peer = req.peer_addr().map(|a| a.ip().to_string());
-    state.security_log.record_later(SecurityEvent::new(
-        "auth_failure",
+    state.auth_failures.note(
         "http",
-        "deny",
+        peer.as_deref(),
         serde_json::json!({
             "code": err.code(),
             "method": req.method().as_str(),
             "path": req.path(),
             "peer": peer,
         }),
-    ));
+    );
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ use crate::home::DataHome;
 
 /// The effective configuration of `home` (defaults ← config.json ←
 /// environment), its warnings logged.
-pub fn load_config(home: &DataHome) -> anyhow::Result<LoadedConfig> {
+pub fn load_config(home: &DataHome) -> Result<LoadedConfig, config::ConfigError> {
     let loaded = config::load(home.root(), std::env::vars())?;
     for warning in &loaded.warnings {
         tracing::warn!("{warning}");
@@ -71,22 +71,28 @@ pub fn channel_history_config(
 pub fn start_hook_runner(
     home: &DataHome,
     rules: kirocrew_actors::hooks::HookRules,
+    security_log: Option<SecurityLogHandle>,
 ) -> HookRunnerHandle {
-    let root = home.root().to_path_buf();
     HookRunnerHandle::start(
         HookRunnerConfig {
-            config_file: root.join("config.json"),
+            config_file: home.root().join("config.json"),
             hooks_file: home.hooks_file(),
-            load_rules: std::sync::Arc::new(move || {
-                crate::config::load(&root, std::env::vars())
-                    .map(|c| c.settings.hooks)
-                    .map_err(|e| e.to_string())
-            }),
+            load_rules: rules_loader(home.root().to_path_buf()),
             max_concurrent_scripts: 1,
-            security_log: None,
+            security_log,
         },
         rules,
     )
+}
+
+/// Re-reads the `hooks` section of the effective configuration (defaults ←
+/// config.json ← environment), for the hook runner's reload on change.
+pub fn rules_loader(home: std::path::PathBuf) -> kirocrew_actors::hooks::RulesLoader {
+    Arc::new(move || {
+        config::load(&home, std::env::vars())
+            .map(|c| c.settings.hooks)
+            .map_err(|e| e.to_string())
+    })
 }
 
 /// The builder's sources for a one-shot command on `home`: the given
@@ -115,7 +121,7 @@ pub fn local_context_sources(
         store,
         lessons_file: kirocrew_actors::lessons_file::LessonFile::new(home.lessons_file()),
         files,
-        hooks: start_hook_runner(home, settings.hooks.clone()),
+        hooks: start_hook_runner(home, settings.hooks.clone(), Some(log.clone())),
         channels,
         transcripts: TranscriptsHandle::start(TranscriptsConfig {
             dir: home.sessions_dir(),
@@ -186,6 +192,15 @@ impl LocalStore {
     }
 }
 
+/// memory.db of `home` with the configured store settings: how the daemon
+/// ([`super::start`]) and every one-shot command open it.
+pub async fn open_store(
+    home: &DataHome,
+    settings: &Settings,
+) -> Result<VectorStoreHandle, VectorStoreError> {
+    VectorStoreHandle::open(home.memory_db(), settings.store_settings(), system_clock()).await
+}
+
 /// memory.db of `home` for a one-shot command, as the daemon has it: the
 /// configured store settings; with `with_model`, the configured embedding
 /// model when its file is present (never downloaded), its space recorded
@@ -197,9 +212,7 @@ pub async fn open_local_store(
     settings: &Settings,
     with_model: bool,
 ) -> Result<LocalStore, VectorStoreError> {
-    let store =
-        VectorStoreHandle::open(home.memory_db(), settings.store_settings(), system_clock())
-            .await?;
+    let store = open_store(home, settings).await?;
     let embedder = if with_model {
         local_embedder(home, settings).await
     } else {

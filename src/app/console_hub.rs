@@ -1,5 +1,15 @@
 //! [`ConsoleHub`]: what the console's sessions share — the session limit,
-//! the shutdown bell, and the `progress` stream's sampler.
+//! the waiting room of connections that have not sent their token yet, the
+//! shutdown bell, and the `progress` stream's sampler.
+//!
+//! Only an authenticated session counts against
+//! `server.console_max_sessions` (issue 42: eight sockets that never sent a
+//! token used to hold every place, and reconnecting kept the console locked
+//! for good). A connection waiting to authenticate holds a place in the
+//! waiting room instead: at most [`MAX_PENDING`]; when it is full, the one
+//! that has waited longest is told to go ([`PendingSlot::evicted`]), so a
+//! flood of silent sockets cannot keep an operator out — the operator's
+//! client authenticates within milliseconds of connecting.
 //!
 //! The `progress` stream carries the long operations' status snapshots
 //! (model download, re-embed, Markdown migration) — the same snapshots
@@ -9,8 +19,9 @@
 //! The dashboard gets them pushed through the websocket instead of
 //! polling the REST API.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -25,6 +36,10 @@ const SAMPLE_EVERY: Duration = Duration::from_millis(500);
 /// Progress snapshots a subscriber may fall behind by.
 const PROGRESS_QUEUE: usize = 64;
 
+/// Connections waiting to authenticate, at most; a new one sends the
+/// longest-waiting away.
+pub const MAX_PENDING: usize = 8;
+
 /// Shared by every console session of one daemon. Cloneable.
 #[derive(Clone)]
 pub struct ConsoleHub {
@@ -34,6 +49,9 @@ pub struct ConsoleHub {
 struct Inner {
     active: AtomicUsize,
     max_sessions: usize,
+    /// The waiting room, oldest first: each waiter's id and its bell.
+    pending: Mutex<VecDeque<(u64, watch::Sender<bool>)>>,
+    next_pending: AtomicU64,
     idle: Duration,
     closing: watch::Sender<bool>,
     progress: broadcast::Sender<Value>,
@@ -48,6 +66,39 @@ pub struct SessionSlot {
 impl Drop for SessionSlot {
     fn drop(&mut self) {
         self.hub.active.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// A place in the waiting room; dropping it frees the place.
+#[derive(Debug)]
+pub struct PendingSlot {
+    hub: Arc<Inner>,
+    id: u64,
+    evicted: watch::Receiver<bool>,
+}
+
+impl PendingSlot {
+    /// Resolves when a newer connection needed this place: the connection
+    /// should close. Never resolves otherwise.
+    pub async fn evicted(&mut self) {
+        if self.evicted.wait_for(|gone| *gone).await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+
+    /// Leaves the waiting room for a session place (the token was
+    /// accepted), or `None` when every session place is taken.
+    pub fn promote(self, hub: &ConsoleHub) -> Option<SessionSlot> {
+        drop(self);
+        hub.try_enter()
+    }
+}
+
+impl Drop for PendingSlot {
+    fn drop(&mut self) {
+        if let Ok(mut room) = self.hub.pending.lock() {
+            room.retain(|(id, _)| *id != self.id);
+        }
     }
 }
 
@@ -68,6 +119,8 @@ impl ConsoleHub {
             inner: Arc::new(Inner {
                 active: AtomicUsize::new(0),
                 max_sessions,
+                pending: Mutex::new(VecDeque::new()),
+                next_pending: AtomicU64::new(0),
                 idle,
                 closing: watch::channel(false).0,
                 progress: broadcast::channel(PROGRESS_QUEUE).0,
@@ -87,6 +140,32 @@ impl ConsoleHub {
         admitted.then(|| SessionSlot {
             hub: Arc::clone(&self.inner),
         })
+    }
+
+    /// A place in the waiting room for a connection that has not
+    /// authenticated yet; when the room is full, the longest-waiting
+    /// connection is sent away to make room.
+    pub fn enter_pending(&self) -> PendingSlot {
+        let id = self.inner.next_pending.fetch_add(1, Ordering::Relaxed);
+        let (bell, evicted) = watch::channel(false);
+        if let Ok(mut room) = self.inner.pending.lock() {
+            while room.len() >= MAX_PENDING {
+                if let Some((_, oldest)) = room.pop_front() {
+                    oldest.send_replace(true);
+                }
+            }
+            room.push_back((id, bell));
+        }
+        PendingSlot {
+            hub: Arc::clone(&self.inner),
+            id,
+            evicted,
+        }
+    }
+
+    /// Connections waiting to authenticate now.
+    pub fn pending(&self) -> usize {
+        self.inner.pending.lock().map_or(0, |room| room.len())
     }
 
     /// Sessions open now.
@@ -184,6 +263,29 @@ mod tests {
         drop(a);
         assert_eq!(hub.active(), 1);
         assert!(hub.try_enter().is_some());
+    }
+
+    #[actix_rt::test]
+    async fn waiting_connections_never_take_a_session_place() {
+        let hub = ConsoleHub::new(1, Duration::from_secs(60));
+        let mut first = hub.enter_pending();
+        let rest: Vec<_> = (1..MAX_PENDING).map(|_| hub.enter_pending()).collect();
+        assert_eq!(hub.pending(), MAX_PENDING);
+        assert_eq!(hub.active(), 0);
+        // One more: the longest waiting is sent away.
+        let newest = hub.enter_pending();
+        tokio::time::timeout(Duration::from_secs(1), first.evicted())
+            .await
+            .expect("the oldest waiter is evicted");
+        assert_eq!(hub.pending(), MAX_PENDING);
+        drop(first);
+        assert_eq!(hub.pending(), MAX_PENDING, "it had already left the room");
+        // The newest authenticates and takes the one session place.
+        let session = newest.promote(&hub).expect("a place");
+        assert_eq!((hub.active(), hub.pending()), (1, MAX_PENDING - 1));
+        assert!(rest.into_iter().next().unwrap().promote(&hub).is_none());
+        drop(session);
+        assert_eq!(hub.active(), 0);
     }
 
     #[test]

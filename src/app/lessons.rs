@@ -8,8 +8,10 @@
 
 use kirocrew_actors::clock::{format_ts, system_clock};
 use kirocrew_actors::lessons_file::LessonFile;
-use kirocrew_actors::vector_store::lessons::{LessonCategory, LessonOutcome, LessonWrite};
-use kirocrew_actors::vector_store::{VectorStoreError, VectorStoreHandle};
+use kirocrew_actors::vector_store::lessons::{
+    lesson_key, LessonCategory, LessonOutcome, LessonWrite,
+};
+use kirocrew_actors::vector_store::{VectorStoreError, VectorStoreHandle, AGENT, USER_EXPLICIT};
 
 use serde::Serialize;
 
@@ -69,17 +71,44 @@ pub struct Taught {
     pub stored_in: &'static str,
 }
 
-/// What the user taught, as `POST /api/lessons` and the MCP `learn_add`
-/// tool take it: the category parsed and the write made through
-/// [`add_lesson`].
+/// Whose word a lesson change is (issue 42): the user's surfaces (the REST
+/// API, the CLI, the console) teach and remove as the user; the agent's
+/// (MCP) as the agent, which ranks below the user and cannot remove what
+/// the user taught.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Authority {
+    /// The person using the service.
+    User,
+    /// The agent, through its own tools.
+    Agent,
+}
+
+impl Authority {
+    /// The source label its writes and removals carry.
+    pub fn source(self) -> &'static str {
+        match self {
+            Authority::User => USER_EXPLICIT,
+            Authority::Agent => AGENT,
+        }
+    }
+}
+
+/// A lesson as `POST /api/lessons` (the user) and the MCP `learn_add` tool
+/// (the agent) take it: the category parsed and the write made through
+/// [`add_lesson`] with `who`'s authority.
 pub async fn teach(
     store: &VectorStoreHandle,
     file: &LessonFile,
+    who: Authority,
     rule: String,
     negative: Option<String>,
     category: Option<&str>,
 ) -> Result<Taught, ApiError> {
-    let write = LessonWrite::user(rule)
+    let write = match who {
+        Authority::User => LessonWrite::user(rule),
+        Authority::Agent => LessonWrite::agent(rule),
+    };
+    let write = write
         .with_negative(negative)
         .with_category(parse_category(category)?);
     let (outcome, stored_in) = add_lesson(store, file, write).await?;
@@ -89,24 +118,36 @@ pub async fn teach(
     })
 }
 
-/// Removes the lesson `key` as the user asked (`DELETE /api/lessons/{key}`,
-/// the MCP `learn_remove` tool): from the store, or from `lessons.jsonl`
-/// while memory.db is unavailable (where lessons taught meanwhile are).
-/// An unknown key is 404 `not_found` either way.
+/// Removes the lesson `key` with `who`'s authority (`DELETE
+/// /api/lessons/{key}` as the user, the MCP `learn_remove` tool as the
+/// agent, which may remove only what was not the user's word): from the
+/// store, or from `lessons.jsonl` while memory.db is unavailable (where
+/// lessons taught meanwhile are). An unknown key is 404 `not_found` either
+/// way; a user's lesson asked by the agent is 403 `user_owned`.
 pub async fn remove_lesson(
     store: &VectorStoreHandle,
     file: &LessonFile,
     key: &str,
+    who: Authority,
 ) -> Result<StoredIn, ApiError> {
-    match store.delete_lesson(key, "user_explicit").await {
+    match store.delete_lesson(key, who.source()).await {
         Ok(()) => Ok(StoredIn::MemoryDb),
         Err(e) if e.is_fatal() || matches!(e, VectorStoreError::Unavailable(_)) => {
             tracing::warn!(error = %e, "memory.db unavailable; lesson removed from lessons.jsonl");
             let file = file.clone();
             let key = key.to_owned();
-            actix_web::web::block(move || file.remove(&key))
-                .await
-                .map_err(|e| ApiError::internal("lessons_file_io", &e))??;
+            actix_web::web::block(move || {
+                if who == Authority::Agent {
+                    let lessons = file.load()?;
+                    let owner = lessons.iter().find(|l| lesson_key(&l.rule) == key);
+                    if owner.is_some_and(|l| l.source == USER_EXPLICIT) {
+                        return Ok(Err(VectorStoreError::UserOwned(key)));
+                    }
+                }
+                file.remove(&key).map(Ok)
+            })
+            .await
+            .map_err(|e| ApiError::internal("lessons_file_io", &e))???;
             Ok(StoredIn::LessonsJsonl)
         }
         Err(e) => Err(e.into()),

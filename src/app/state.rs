@@ -34,6 +34,8 @@ pub struct AppState {
     pub lessons_file: LessonFile,
     /// The security event log.
     pub security_log: SecurityLogHandle,
+    /// Auth failures, recorded in the security log bounded per source.
+    pub auth_failures: super::auth_failures::AuthFailures,
     /// The skill catalog and usage ledger.
     pub skills: SkillLedgerHandle,
     /// Hook rules and script hooks.

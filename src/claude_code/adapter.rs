@@ -2,8 +2,6 @@
 //! reads. Everything here is synchronous and short: the adapter is a
 //! process Claude Code starts per event, inside the hook's timeout.
 
-use std::path::Path;
-
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use serde_json::{json, Value};
 
@@ -12,6 +10,9 @@ use super::event::{HookEvent, HookInput};
 use super::transcript::conversation_turns;
 use crate::config::ClaudeCodeSettings;
 use crate::daemon_client::{Daemon, DaemonClientError};
+use kirocrew_actors::security_log::SecurityEvent;
+use kirocrew_actors::sensitive_paths::{denied_event, read_file_guarded, SensitivePaths};
+use kirocrew_actors::transcripts::ImportedTurn;
 
 /// Largest transcript file read for an import.
 const MAX_TRANSCRIPT_BYTES: u64 = 256 * 1024 * 1024;
@@ -25,31 +26,37 @@ pub struct HookOutcome {
     pub stdout: Option<Value>,
     /// One line for the user's debug log.
     pub warning: Option<String>,
+    /// A file the event named that the sensitive-path policy refused: the
+    /// `read_denied` event the caller records (this module runs no
+    /// actors).
+    pub denied: Option<SecurityEvent>,
 }
 
 impl HookOutcome {
     fn answer(stdout: Option<Value>) -> Self {
         Self {
             stdout,
-            warning: None,
+            ..Self::default()
         }
     }
 
     fn warn(warning: String) -> Self {
         Self {
-            stdout: None,
             warning: Some(warning),
+            ..Self::default()
         }
     }
 }
 
 /// Handles one event. `daemon` is the discovered daemon, or why there is
 /// none: context and imports fail open; a tool decision fails closed when
-/// `settings.fail_closed`.
+/// `settings.fail_closed`. `policy` decides which files the event may make
+/// the adapter read (its `transcript_path`).
 pub fn handle_event(
     input: &HookInput,
     daemon: Result<&Daemon, &DaemonClientError>,
     settings: &ClaudeCodeSettings,
+    policy: &SensitivePaths,
 ) -> HookOutcome {
     let key = utf8_percent_encode(&input.session_key(), NON_ALPHANUMERIC).to_string();
     let daemon = match daemon {
@@ -111,7 +118,7 @@ pub fn handle_event(
                 .map(|_| HookOutcome::default()),
         },
         HookEvent::Stop | HookEvent::SessionEnd | HookEvent::PreCompact => {
-            return import_transcript(input, daemon, &key)
+            return import_transcript(input, daemon, &key, policy)
         }
         HookEvent::Other(_) => Ok(HookOutcome::default()),
     };
@@ -131,6 +138,7 @@ fn unanswered(input: &HookInput, why: &str, settings: &ClaudeCodeSettings) -> Ho
                 None,
             )),
             warning: Some(warning),
+            denied: None,
         },
         _ => HookOutcome::warn(warning),
     }
@@ -191,44 +199,98 @@ fn tool_answer(body: &Value) -> HookOutcome {
     )))
 }
 
-fn import_transcript(input: &HookInput, daemon: &Daemon, key: &str) -> HookOutcome {
+fn import_transcript(
+    input: &HookInput,
+    daemon: &Daemon,
+    key: &str,
+    policy: &SensitivePaths,
+) -> HookOutcome {
     let Some(path) = &input.transcript_path else {
         return HookOutcome::warn("kirocrew: the event names no transcript_path".into());
     };
-    let text = match read_transcript(path) {
-        Ok(text) => text,
+    // The event names the file: the sensitive-path policy decides whether
+    // it is read (as written and as resolved; a link into ~/.ssh, a FIFO
+    // or a file holding a private key is refused), not the caller.
+    let text = match read_file_guarded(policy, path, MAX_TRANSCRIPT_BYTES) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(e) => {
-            return HookOutcome::warn(format!(
-                "kirocrew: cannot read the transcript {}: {e}",
-                path.display()
-            ))
+            let mut outcome = HookOutcome::warn(format!("kirocrew: transcript not imported: {e}"));
+            if e.is_refusal() {
+                outcome.denied = Some(denied_event("hook:claude-code", path, &e));
+            }
+            return outcome;
         }
     };
     let turns = conversation_turns(&text);
     if turns.is_empty() {
         return HookOutcome::default();
     }
-    match daemon.post_json(
-        &format!("/api/sessions/{key}/import"),
-        &json!({ "turns": turns }),
-    ) {
-        Ok(_) => HookOutcome::default(),
-        Err(e) => HookOutcome::warn(format!("kirocrew: transcript not imported: {e}")),
+    // In batches: a long session (30,000 records) is more than one import
+    // takes, and every batch is idempotent (turns are keyed by their
+    // record id), so a batch that fails is simply sent again next time.
+    for batch in import_batches(&turns) {
+        if let Err(e) = daemon.post_json(
+            &format!("/api/sessions/{key}/import"),
+            &json!({ "turns": batch }),
+        ) {
+            return HookOutcome::warn(format!("kirocrew: transcript not imported: {e}"));
+        }
     }
+    HookOutcome::default()
 }
 
-fn read_transcript(path: &Path) -> std::io::Result<String> {
-    use std::io::Read;
-    let mut text = String::new();
-    std::fs::File::open(path)?
-        .take(MAX_TRANSCRIPT_BYTES)
-        .read_to_string(&mut text)?;
-    Ok(text)
+/// Turns per import request, at most (the daemon takes up to 20,000).
+const IMPORT_BATCH_TURNS: usize = 1_000;
+
+/// Text per import request, at most, in bytes (well under the daemon's
+/// default 64 MiB import body limit).
+const IMPORT_BATCH_BYTES: usize = 8 * 1024 * 1024;
+
+/// `turns` cut into requests of at most [`IMPORT_BATCH_TURNS`] turns and
+/// about [`IMPORT_BATCH_BYTES`] of text (a single larger turn goes alone).
+fn import_batches(turns: &[ImportedTurn]) -> Vec<&[ImportedTurn]> {
+    let mut batches = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, turn) in turns.iter().enumerate() {
+        let size = turn.text.len() + turn.source_id.len();
+        if i > start && (i - start == IMPORT_BATCH_TURNS || bytes + size > IMPORT_BATCH_BYTES) {
+            batches.push(&turns[start..i]);
+            (start, bytes) = (i, 0);
+        }
+        bytes += size;
+    }
+    if start < turns.len() {
+        batches.push(&turns[start..]);
+    }
+    batches
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_transcripts_go_in_batches_that_cover_every_turn_once() {
+        let turn = |i: usize, len: usize| ImportedTurn {
+            source_id: format!("r{i}"),
+            role: kirocrew_actors::transcripts::Role::User,
+            text: "x".repeat(len),
+            ts: None,
+        };
+        let many: Vec<_> = (0..30_000).map(|i| turn(i, 10)).collect();
+        let batches = import_batches(&many);
+        assert_eq!(batches.len(), 30);
+        assert!(batches.iter().all(|b| b.len() == IMPORT_BATCH_TURNS));
+        let big: Vec<_> = (0..5).map(|i| turn(i, 5 * 1024 * 1024)).collect();
+        let batches = import_batches(&big);
+        assert_eq!(
+            batches.len(),
+            5,
+            "each over half the byte budget goes alone"
+        );
+        assert_eq!(batches.iter().map(|b| b.len()).sum::<usize>(), 5);
+        assert!(import_batches(&[]).is_empty());
+    }
 
     #[test]
     fn tool_answers_keep_claude_codes_rules_when_kirocrew_is_silent() {

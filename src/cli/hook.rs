@@ -12,8 +12,10 @@ use clap::Subcommand;
 
 use crate::claude_code::event::MAX_INPUT_BYTES;
 use crate::claude_code::{handle_event, parse_event, HookOutcome};
+use crate::config::Settings;
 use crate::daemon_client::Daemon;
 use crate::home::DataHome;
+use kirocrew_actors::security_log::{SecurityEvent, SecurityLogError};
 
 /// `kirocrew hook …`.
 #[derive(Debug, Subcommand)]
@@ -60,14 +62,28 @@ pub(crate) fn claude_code(
         }
     };
     let settings = match crate::config::load(home.root(), std::env::vars()) {
-        Ok(loaded) => loaded.settings.claude_code,
+        Ok(loaded) => loaded.settings,
         Err(e) => {
             writeln!(err, "kirocrew hook claude-code: configuration: {e}")?;
             return Ok(ExitCode::FAILURE);
         }
     };
-    let daemon = Daemon::discover(home, Duration::from_secs(settings.timeout_secs));
-    let HookOutcome { stdout, warning } = handle_event(&event, daemon.as_ref(), &settings);
+    let daemon = Daemon::discover(home, Duration::from_secs(settings.claude_code.timeout_secs));
+    let HookOutcome {
+        stdout,
+        warning,
+        denied,
+    } = handle_event(
+        &event,
+        daemon.as_ref(),
+        &settings.claude_code,
+        &home.sensitive_paths(),
+    );
+    if let Some(event) = denied {
+        if let Err(e) = record(home, &settings, event) {
+            writeln!(err, "kirocrew: the read_denied event was not recorded: {e}")?;
+        }
+    }
     if let Some(answer) = stdout {
         writeln!(out, "{answer}")?;
     }
@@ -75,4 +91,19 @@ pub(crate) fn claude_code(
         writeln!(err, "{warning}")?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Records a refusal in the data home's security log (this process runs no
+/// actors: a one-shot log, flushed before the adapter answers). The refusal
+/// stands whether or not it could be recorded.
+fn record(
+    home: &DataHome,
+    settings: &Settings,
+    event: SecurityEvent,
+) -> Result<(), SecurityLogError> {
+    actix_rt::System::new().block_on(async {
+        let log = crate::app::builders::start_security_log(home, settings);
+        log.record(event).await?;
+        log.flush().await
+    })
 }

@@ -122,7 +122,7 @@ pub(super) fn run_on_home(home: DataHome, cmd: SecurityCommand) -> anyhow::Resul
             events(&home.security_log(), keep, limit, filter, json, &mut out)
         }
         SecurityCommand::Audit { json } => {
-            let report = actix_rt::System::new().block_on(audit_home(&home))?;
+            let report = actix_rt::System::new().block_on(audit_home(&home, &loaded.settings))?;
             print_report(&report, json, &mut out)
         }
         SecurityCommand::Screen { .. } | SecurityCommand::Redact | SecurityCommand::Train(_) => {

@@ -23,12 +23,12 @@ use anyhow::Context;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::config::Settings;
 use crate::home::DataHome;
-use kirocrew_actors::clock::system_clock;
 use kirocrew_actors::lessons_file::FileLesson;
 use kirocrew_actors::security::inspect::{inspect, FindingKind};
 use kirocrew_actors::vector_store::lessons::{lesson_text, LESSON_PREFIX};
-use kirocrew_actors::vector_store::{StoreSettings, VectorStoreHandle};
+use kirocrew_actors::vector_store::VectorStoreHandle;
 
 /// Exit status when the audit found something.
 pub(crate) const FINDINGS_EXIT: u8 = 3;
@@ -100,16 +100,19 @@ fn value_text(value: &Value) -> String {
 }
 
 /// Scans the data home. Must run inside an actix system (memory.db is read
-/// through the store).
-pub(crate) async fn audit_home(home: &DataHome) -> anyhow::Result<AuditReport> {
+/// through the store, opened as the daemon opens it).
+pub(crate) async fn audit_home(
+    home: &DataHome,
+    settings: &Settings,
+) -> anyhow::Result<AuditReport> {
     let mut report = AuditReport::default();
     let db = home.memory_db();
     if db.exists() {
-        let store = VectorStoreHandle::open(db.clone(), StoreSettings::default(), system_clock())
+        let local = crate::app::builders::open_local_store(home, settings, false)
             .await
             .with_context(|| format!("opening {}", db.display()))?;
-        let scanned = scan_store(&store, &mut report).await;
-        store.close().await.context("closing memory.db")?;
+        let scanned = scan_store(&local.store, &mut report).await;
+        local.close().await?;
         scanned?;
     }
     scan_lessons_file(&home.lessons_file(), &mut report)?;

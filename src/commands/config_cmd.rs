@@ -34,7 +34,7 @@ pub enum ConfigCommand {
 pub(crate) fn run(home: DataHome, cmd: ConfigCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         ConfigCommand::Get { key } => {
-            return get(&home, key.as_deref(), &mut std::io::stdout().lock());
+            return Ok(get(&home, key.as_deref(), &mut std::io::stdout().lock())?);
         }
         ConfigCommand::Set { key, value } => {
             home.ensure()?;
@@ -51,7 +51,7 @@ pub(crate) fn get(
     home: &DataHome,
     key: Option<&str>,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> super::CommandResult {
     let loaded = crate::app::builders::load_config(home)?;
     let shown = config::redacted(&loaded.effective);
     let value = match key {

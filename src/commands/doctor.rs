@@ -14,7 +14,6 @@ use std::process::ExitCode;
 
 use crate::home::DataHome;
 use crate::lifecycle::read_daemon_record;
-use kirocrew_actors::clock::system_clock;
 use kirocrew_actors::embedder::kernels::{self, KernelReport, Verification};
 use kirocrew_actors::vector_store::VectorStoreHandle;
 
@@ -64,17 +63,22 @@ pub(crate) fn run(home: DataHome, args: DoctorArgs) -> anyhow::Result<ExitCode> 
     crate::telemetry::init(false, "error");
     // memory.db needs the home to exist; `report` checks (and reports) it.
     let _ = home.ensure();
+    // A config that does not load is one of the checks' findings; memory.db
+    // is still opened, with the defaults.
+    let settings = match crate::app::builders::load_config(&home) {
+        Ok(loaded) => loaded.settings,
+        Err(_) => crate::config::default_settings()?,
+    };
     actix_rt::System::new().block_on(async {
-        let store =
-            VectorStoreHandle::open(home.memory_db(), Default::default(), system_clock()).await;
+        let local = crate::app::builders::open_local_store(&home, &settings, false).await;
         let mut out = std::io::stdout().lock();
-        match store {
-            Ok(store) => {
-                let code = report(&home, Ok(&store), &mut out).await;
-                store.close().await?;
-                code
+        match local {
+            Ok(local) => {
+                let code = report(&home, Ok(&local.store), &mut out).await;
+                local.close().await?;
+                Ok(code?)
             }
-            Err(e) => report(&home, Err(e.to_string()), &mut out).await,
+            Err(e) => Ok(report(&home, Err(e.to_string()), &mut out).await?),
         }
     })
 }
@@ -85,14 +89,14 @@ pub(crate) async fn report(
     home: &DataHome,
     store: Result<&VectorStoreHandle, String>,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> super::CommandResult {
     writeln!(out, "kirocrew {}", env!("CARGO_PKG_VERSION"))?;
     // The file checks touch the disk (and walk the home): off the async
     // worker, which in the daemon (console `doctor`) serves other requests.
     let owned = home.clone();
     let (report, cached) = tokio::task::spawn_blocking(move || file_checks(&owned))
         .await
-        .map_err(|e| anyhow::anyhow!("doctor's file checks failed: {e}"))?;
+        .map_err(|e| super::CommandError::Failed(format!("doctor's file checks failed: {e}")))?;
     let similarity = match &store {
         Ok(store) => store.similarity().await.ok(),
         Err(_) => None,
@@ -152,13 +156,20 @@ fn file_checks(home: &DataHome) -> (Report, Option<Calibration>) {
                 .path;
             cached = cached_calibration(home, &path);
             model = Some(path);
-            report.ok(
-                "config",
-                format!(
-                    "valid; API on {}:{}",
-                    loaded.settings.server.bind, loaded.settings.server.port
+            let server = &loaded.settings.server;
+            let configured = format!("{}:{}", server.bind, server.port);
+            // `serve --port/--bind` overrides the configured address: say
+            // where the running daemon actually listens.
+            let running = read_daemon_record(home)
+                .filter(|r| process_alive(r.pid))
+                .map(|r| r.address);
+            let text = match running {
+                Some(address) if address != configured => format!(
+                    "valid; API configured on {configured}, the running daemon listens on {address} (serve --bind/--port)"
                 ),
-            );
+                _ => format!("valid; API on {configured}"),
+            };
+            report.ok("config", text);
             for w in loaded.warnings {
                 report.warn("config", w);
             }

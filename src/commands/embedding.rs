@@ -51,7 +51,7 @@ pub(crate) fn run(home: DataHome, cmd: EmbeddingCommand) -> anyhow::Result<ExitC
     };
     let daemon = Daemon::discover(&home, Duration::from_secs(30))?;
     let status = daemon.get_json("/api/memory/embedding-status")?;
-    print_status(&status, json, &mut std::io::stdout().lock())
+    Ok(print_status(&status, json, &mut std::io::stdout().lock())?)
 }
 
 /// Prints an embedding status snapshot: one line per part, or the JSON.
@@ -59,7 +59,7 @@ pub(crate) fn print_status(
     status: &Value,
     json: bool,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> super::CommandResult {
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(status)?)?;
         return Ok(ExitCode::SUCCESS);

@@ -11,6 +11,7 @@ use anyhow::Context;
 use clap::Subcommand;
 use serde_json::Value;
 
+use super::{CommandError, CommandResult};
 use crate::home::DataHome;
 use kirocrew_actors::hooks::{HookRunnerHandle, ScriptReport};
 
@@ -44,23 +45,25 @@ pub(crate) fn run(home: DataHome, cmd: HooksCommand) -> anyhow::Result<ExitCode>
     let loaded = crate::app::builders::load_config(&home)?;
     crate::telemetry::init(false, "warn");
     actix_rt::System::new().block_on(async move {
-        let runner = crate::app::builders::start_hook_runner(&home, loaded.settings.hooks.clone());
+        // A test run is a security event, as in the daemon.
+        let log = crate::app::builders::start_security_log(&home, &loaded.settings);
+        let rules = loaded.settings.hooks.clone();
+        let runner = crate::app::builders::start_hook_runner(&home, rules, Some(log.clone()));
         let mut out = std::io::stdout().lock();
-        match cmd {
-            HooksCommand::List { json } => list(&runner, json, &mut out).await,
+        let result = match cmd {
+            HooksCommand::List { json } => Ok(list(&runner, json, &mut out).await?),
             HooksCommand::Test {
                 event,
                 index,
                 payload,
                 json,
             } => {
-                let payload = payload
-                    .map(|p| serde_json::from_str::<Value>(&p))
-                    .transpose()
-                    .context("--payload is not JSON")?;
-                test(&runner, &event, index, payload, json, &mut out).await
+                let payload = parse_payload(payload.as_deref())?;
+                Ok(test(&runner, "cli", &event, index, payload, json, &mut out).await?)
             }
-        }
+        };
+        log.flush().await.context("writing the security log")?;
+        result
     })
 }
 
@@ -69,7 +72,7 @@ pub(crate) async fn list(
     runner: &HookRunnerHandle,
     json: bool,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> CommandResult {
     let (listing, _) = runner.list().await?;
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&listing)?)?;
@@ -114,6 +117,14 @@ pub(crate) async fn list(
     Ok(ExitCode::SUCCESS)
 }
 
+/// A `--payload` argument: JSON, or a usage error saying so.
+pub(crate) fn parse_payload(payload: Option<&str>) -> Result<Option<Value>, CommandError> {
+    payload
+        .map(serde_json::from_str::<Value>)
+        .transpose()
+        .map_err(|e| CommandError::Usage(format!("--payload is not JSON: {e}")))
+}
+
 fn join(list: &[String]) -> String {
     if list.is_empty() {
         "(none)".into()
@@ -125,13 +136,14 @@ fn join(list: &[String]) -> String {
 /// `hooks test`.
 pub(crate) async fn test(
     runner: &HookRunnerHandle,
+    actor: &str,
     event: &str,
     index: usize,
     payload: Option<Value>,
     json: bool,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
-    let report = runner.test_hook(event, index, payload).await?;
+) -> CommandResult {
+    let report = runner.test_hook(event, index, payload, actor).await?;
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {

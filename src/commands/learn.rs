@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Subcommand;
 
+use super::{CommandError, CommandResult};
 use crate::home::DataHome;
 use kirocrew_actors::clock::{format_ts, system_clock};
 use kirocrew_actors::lessons_file::LessonFile;
@@ -77,11 +78,11 @@ pub(crate) fn run(home: DataHome, cmd: LearnCommand) -> anyhow::Result<ExitCode>
         let result = run_on_store(&store, cmd, &mut std::io::stdout().lock()).await;
         local.close().await?;
         log.flush().await.context("writing the security log")?;
-        result
+        Ok(result?)
     })
 }
 
-fn print_lessons(lessons: &[Lesson], json: bool, out: &mut impl Write) -> anyhow::Result<()> {
+fn print_lessons(lessons: &[Lesson], json: bool, out: &mut impl Write) -> Result<(), CommandError> {
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(lessons)?)?;
         return Ok(());
@@ -99,7 +100,7 @@ pub(crate) async fn run_on_store(
     store: &VectorStoreHandle,
     cmd: LearnCommand,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> CommandResult {
     match cmd {
         LearnCommand::Add {
             rule,

@@ -14,6 +14,7 @@ use clap::Subcommand;
 
 use super::memory_commands as commands;
 use crate::home::DataHome;
+use kirocrew_actors::sensitive_paths::SafeReader;
 use kirocrew_actors::vector_store::episodic::SearchMode;
 use kirocrew_actors::vector_store::{VectorStoreHandle, USER_EXPLICIT};
 
@@ -167,7 +168,11 @@ pub(crate) fn run(home: DataHome, cmd: MemoryCommand) -> anyhow::Result<ExitCode
             }
             cmd => {
                 let mut out = std::io::stdout().lock();
-                execute(&store, cmd, settings.memory.semantic_context_cap, &mut out).await
+                let reader = SafeReader::new(home.sensitive_paths(), log.clone(), "cli");
+                let cap = settings.memory.semantic_context_cap;
+                execute(&store, &reader, cmd, cap, &mut out)
+                    .await
+                    .map_err(anyhow::Error::from)
             }
         };
         local.close().await?;
@@ -181,10 +186,11 @@ pub(crate) fn run(home: DataHome, cmd: MemoryCommand) -> anyhow::Result<ExitCode
 /// `Migrate` needs the data home and is run by [`run`].
 pub(crate) async fn execute(
     store: &VectorStoreHandle,
+    reader: &SafeReader,
     cmd: MemoryCommand,
     default_cap: usize,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> super::CommandResult {
     match cmd {
         MemoryCommand::List {
             prefix,
@@ -213,7 +219,7 @@ pub(crate) async fn execute(
         MemoryCommand::Stats => commands::stats(store, out).await,
         MemoryCommand::Audit { limit, json } => commands::audit(store, limit, json, out).await,
         MemoryCommand::Export { output } => commands::export(store, output.as_deref(), out).await,
-        MemoryCommand::Import { file } => commands::import(store, &file, out).await,
+        MemoryCommand::Import { file } => commands::import(store, reader, &file, out).await,
         MemoryCommand::Set {
             key,
             value,
@@ -221,6 +227,8 @@ pub(crate) async fn execute(
             source,
         } => commands::set(store, key, value, confidence, source, out).await,
         MemoryCommand::Delete { key } => commands::delete(store, &key, out).await,
-        MemoryCommand::Migrate { .. } => anyhow::bail!("migrate is run by `run`"),
+        MemoryCommand::Migrate { .. } => Err(super::CommandError::Usage(
+            "memory migrate runs from the command line only".into(),
+        )),
     }
 }

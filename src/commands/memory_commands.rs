@@ -9,13 +9,18 @@ use std::io::{Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use serde_json::Value;
 
+use super::{CommandError, CommandResult};
+use kirocrew_actors::sensitive_paths::SafeReader;
 use kirocrew_actors::vector_store::episodic::{EpisodicQuery, SearchMode};
 use kirocrew_actors::vector_store::{
     SemanticEntry, SemanticWrite, VectorStoreError, VectorStoreHandle,
 };
+
+/// Largest export document `memory import` reads from a file (an export
+/// of a large store is well past the guarded reader's default bound).
+const MAX_IMPORT_BYTES: u64 = 256 * 1024 * 1024;
 
 /// `memory list`: semantic entries, newest first.
 pub(crate) async fn list(
@@ -24,7 +29,7 @@ pub(crate) async fn list(
     limit: u32,
     json: bool,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> CommandResult {
     let entries = store.list_semantic(prefix, limit).await?;
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&entries)?)?;
@@ -44,7 +49,7 @@ pub(crate) async fn search_episodic(
     json: bool,
     context: Option<usize>,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> CommandResult {
     if let Some(cap) = context {
         writeln!(out, "{}", store.episodic_context(query, cap).await?.block)?;
         return Ok(ExitCode::SUCCESS);
@@ -80,7 +85,7 @@ pub(crate) async fn search_semantic(
     json: bool,
     context: Option<usize>,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> CommandResult {
     if let Some(cap) = context {
         writeln!(out, "{}", store.semantic_context(query, cap).await?)?;
         return Ok(ExitCode::SUCCESS);
@@ -95,10 +100,7 @@ pub(crate) async fn search_semantic(
 }
 
 /// `memory stats`: counts and sizes as JSON.
-pub(crate) async fn stats(
-    store: &VectorStoreHandle,
-    out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+pub(crate) async fn stats(store: &VectorStoreHandle, out: &mut impl Write) -> CommandResult {
     writeln!(
         out,
         "{}",
@@ -113,7 +115,7 @@ pub(crate) async fn audit(
     limit: u32,
     json: bool,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> CommandResult {
     let events = store.list_events(limit).await?;
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&events)?)?;
@@ -141,7 +143,7 @@ pub(crate) async fn export(
     store: &VectorStoreHandle,
     output: Option<&Path>,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> CommandResult {
     let doc = serde_json::to_string_pretty(&store.export().await?)?;
     match output {
         Some(path) => {
@@ -154,17 +156,19 @@ pub(crate) async fn export(
 }
 
 /// `memory import`: restores an export document (`-` reads standard
-/// input); fails when any entry was rejected.
+/// input; a file is read through `reader`, the sensitive-path policy);
+/// fails when any entry was rejected.
 pub(crate) async fn import(
     store: &VectorStoreHandle,
+    reader: &SafeReader,
     file: &Path,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
-    let text = read_input(file)?;
+) -> CommandResult {
+    let text = read_input(reader, file).await?;
     // Syntax first (without building anything, so no depth limit), so a
     // file that is not JSON at all says so; entries are decoded by the store.
     serde_json::from_str::<&serde_json::value::RawValue>(&text)
-        .with_context(|| format!("{} is not valid JSON", file.display()))?;
+        .map_err(|e| CommandError::Usage(format!("{} is not valid JSON: {e}", file.display())))?;
     let report = store.import_json(&text).await?;
     writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     if report.rejected > 0 {
@@ -183,12 +187,12 @@ pub(crate) async fn set(
     confidence: Option<f64>,
     source: String,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> CommandResult {
     let value = serde_json::from_str(&value).unwrap_or(Value::String(value));
     let write =
         SemanticWrite::stated(key, value, confidence, Some(source)).map_err(|e| match e {
             // The CLI names its option.
-            VectorStoreError::InvalidConfidence(why) => anyhow::anyhow!("--{why}"),
+            VectorStoreError::InvalidConfidence(why) => CommandError::Usage(format!("--{why}")),
             other => other.into(),
         })?;
     let (outcome, entry) = store.write_semantic(write).await?;
@@ -201,7 +205,7 @@ pub(crate) async fn delete(
     store: &VectorStoreHandle,
     key: &str,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> CommandResult {
     store.delete_semantic(key, "cli").await?;
     writeln!(out, "deleted: {key}")?;
     Ok(ExitCode::SUCCESS)
@@ -227,18 +231,21 @@ fn print_entries<'a>(
     Ok(())
 }
 
-fn read_input(path: &Path) -> anyhow::Result<String> {
+async fn read_input(reader: &SafeReader, path: &Path) -> Result<String, CommandError> {
     if path.as_os_str() == "-" {
         let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text)?;
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(CommandError::file("reading standard input"))?;
         Ok(text)
     } else {
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+        let reader = reader.clone().with_max_bytes(MAX_IMPORT_BYTES);
+        Ok(reader.safe_read_to_string(path).await?)
     }
 }
 
-fn write_file_atomically(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
+fn write_file_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), CommandError> {
     // The folder is the user's choice: never created here.
     kirocrew_actors::atomic_file::replace_atomic(path, bytes)
-        .with_context(|| format!("writing {}", path.display()))
+        .map_err(CommandError::file(format!("writing {}", path.display())))
 }

@@ -8,10 +8,13 @@
 pub mod config_cmd;
 pub mod doctor;
 pub mod embedding;
+pub mod error;
 pub mod hooks;
 pub mod learn;
 pub mod memory;
 pub mod skills;
+
+pub use error::{CommandError, CommandResult};
 
 mod memory_commands;
 mod memory_files;

@@ -7,13 +7,14 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::Subcommand;
 
 use super::skills_commands as cmd;
+use super::CommandError;
 use crate::home::DataHome;
 use kirocrew_actors::clock::system_clock;
 use kirocrew_actors::security_log::SecurityLogHandle;
+use kirocrew_actors::sensitive_paths::SafeReader;
 use kirocrew_actors::skills::{SkillEdit, SkillLedgerHandle};
 
 /// `kirocrew skills …`
@@ -111,23 +112,28 @@ pub(crate) fn run(home: DataHome, command: SkillsCommand) -> anyhow::Result<Exit
             Some(log.clone()),
         ));
         let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-        let result = execute(&skills, command, interactive, &mut std::io::stdout().lock()).await;
+        let reader = SafeReader::new(home.sensitive_paths(), log.clone(), "cli");
+        let mut out = std::io::stdout().lock();
+        let result = execute(&skills, &reader, command, interactive, &mut out).await;
         let _ = skills.close().await;
         // Waits for the audit events the command queued.
         let _ = log.recent(1, None).await;
-        result
+        Ok(result?)
     })
 }
 
 /// Runs a skills command, writing to `out`. `interactive`: whether an
 /// `edit` without flags may open `$EDITOR` (the CLI on a terminal; never
-/// the operator console).
+/// the operator console). Files named by `--from` and `--body-from` are
+/// read through `reader` (the sensitive-path policy; a refusal is a
+/// `read_denied` event).
 pub(crate) async fn execute(
     skills: &SkillLedgerHandle,
+    reader: &SafeReader,
     command: SkillsCommand,
     interactive: bool,
     out: &mut impl std::io::Write,
-) -> anyhow::Result<ExitCode> {
+) -> super::CommandResult {
     match command {
         SkillsCommand::List { json } => cmd::list(skills, json, out).await,
         SkillsCommand::Show { name, json } => cmd::show(skills, &name, json, out).await,
@@ -141,10 +147,7 @@ pub(crate) async fn execute(
             from,
         } => {
             let content = match from {
-                Some(path) => Some(
-                    std::fs::read_to_string(&path)
-                        .with_context(|| format!("reading {}", path.display()))?,
-                ),
+                Some(path) => Some(reader.safe_read_to_string(&path).await?),
                 None => None,
             };
             cmd::new(skills, &name, description.as_deref(), content, out).await
@@ -160,10 +163,7 @@ pub(crate) async fn execute(
             body_from,
         } => {
             let body = match body_from {
-                Some(path) => Some(
-                    std::fs::read_to_string(&path)
-                        .with_context(|| format!("reading {}", path.display()))?,
-                ),
+                Some(path) => Some(reader.safe_read_to_string(&path).await?),
                 None => None,
             };
             let edit = SkillEdit {
@@ -186,7 +186,8 @@ pub(crate) async fn execute(
                 edit == SkillEdit::default() && inject_on_trigger.is_none() && interactive;
             match (interactive, editor) {
                 (true, Some(editor)) => {
-                    let scratch = tempfile::tempdir().context("creating a scratch directory")?;
+                    let scratch = tempfile::tempdir()
+                        .map_err(CommandError::file("creating a scratch directory"))?;
                     cmd::edit_in_editor(skills, &name, &editor, scratch.path(), out).await
                 }
                 _ => cmd::edit(skills, &name, edit, inject_on_trigger, out).await,

@@ -8,12 +8,12 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context};
+use super::{CommandError, CommandResult};
 
 use kirocrew_actors::skills::store::template;
 use kirocrew_actors::skills::{SkillEdit, SkillInfo, SkillLedgerHandle};
 
-fn print_json(out: &mut impl Write, value: &impl serde::Serialize) -> anyhow::Result<ExitCode> {
+fn print_json(out: &mut impl Write, value: &impl serde::Serialize) -> CommandResult {
     writeln!(out, "{}", serde_json::to_string_pretty(value)?)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -55,7 +55,7 @@ pub(crate) async fn list(
     skills: &SkillLedgerHandle,
     json: bool,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> CommandResult {
     let list = skills.list().await?;
     if json {
         return print_json(out, &list);
@@ -85,7 +85,7 @@ pub(crate) async fn show(
     name: &str,
     json: bool,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> CommandResult {
     let d = skills.get(name).await?;
     if json {
         return print_json(out, &d);
@@ -133,7 +133,7 @@ pub(crate) async fn search(
     limit: usize,
     json: bool,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> CommandResult {
     let hits = skills.search(query, limit).await?;
     if json {
         return print_json(out, &hits);
@@ -161,7 +161,7 @@ pub(crate) async fn budget(
     skills: &SkillLedgerHandle,
     json: bool,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> CommandResult {
     let b = skills.budget().await?;
     if json {
         return print_json(out, &b);
@@ -198,7 +198,7 @@ pub(crate) async fn new(
     description: Option<&str>,
     content: Option<String>,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> CommandResult {
     let content = content.unwrap_or_else(|| template(name, description));
     let info = skills.create(name, &content).await?;
     writeln!(out, "created {} ({})", info.name, info.path)?;
@@ -214,10 +214,13 @@ pub(crate) async fn edit(
     edit: SkillEdit,
     inject: Option<bool>,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> CommandResult {
     let structured = edit != SkillEdit::default();
     if !structured && inject.is_none() {
-        bail!("nothing to change: pass a flag (see --help), or run on a terminal with $EDITOR set");
+        return Err(CommandError::Usage(
+            "nothing to change: pass a flag (see --help), or run on a terminal with $EDITOR set"
+                .into(),
+        ));
     }
     if structured {
         skills.edit(name, edit).await?;
@@ -225,10 +228,10 @@ pub(crate) async fn edit(
     if let Some(inject) = inject {
         let o = skills.set_inject_on_trigger(name, inject, "cli").await?;
         if let Some(why) = o.refused {
-            bail!(
+            return Err(CommandError::Failed(format!(
                 "inject_on_trigger not changed: {}",
                 serde_json::to_value(why)?.as_str().unwrap_or("refused")
-            );
+            )));
         }
     }
     writeln!(out, "updated {name}")?;
@@ -244,22 +247,25 @@ pub(crate) async fn edit_in_editor(
     editor: &str,
     scratch: &Path,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> CommandResult {
     let before = skills.get(name).await?.content;
     let file = scratch.join("SKILL.md");
-    std::fs::write(&file, &before).with_context(|| format!("writing {}", file.display()))?;
+    std::fs::write(&file, &before)
+        .map_err(CommandError::file(format!("writing {}", file.display())))?;
     let status = std::process::Command::new("sh")
         .arg("-c")
         .arg(format!("{editor} \"$1\""))
         .arg("kirocrew-edit")
         .arg(&file)
         .status()
-        .with_context(|| format!("running the editor {editor:?}"))?;
+        .map_err(CommandError::file(format!("running the editor {editor:?}")))?;
     if !status.success() {
-        bail!("the editor exited with {status}; nothing saved");
+        return Err(CommandError::Failed(format!(
+            "the editor exited with {status}; nothing saved"
+        )));
     }
-    let after =
-        std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+    let after = std::fs::read_to_string(&file)
+        .map_err(CommandError::file(format!("reading {}", file.display())))?;
     if after == before {
         writeln!(out, "no changes")?;
         return Ok(ExitCode::SUCCESS);
@@ -274,7 +280,7 @@ pub(crate) async fn remove(
     skills: &SkillLedgerHandle,
     name: &str,
     out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+) -> CommandResult {
     skills.delete(name).await?;
     writeln!(out, "removed {name}")?;
     Ok(ExitCode::SUCCESS)

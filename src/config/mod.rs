@@ -87,6 +87,12 @@ pub fn load(
     merge(file, env)
 }
 
+/// The built-in defaults alone (no file, no environment): what a check
+/// that must run on a broken config (`kirocrew doctor`) falls back to.
+pub fn default_settings() -> Result<Settings, ConfigError> {
+    merge(Map::new(), Vec::<(String, String)>::new()).map(|c| c.settings)
+}
+
 fn merge(
     file: Map<String, Value>,
     env: impl IntoIterator<Item = (String, String)>,

@@ -101,7 +101,7 @@ const REFUSED_OPTIONS: &[(&str, &str, &str)] = &[
     (
         "memory search",
         "files",
-        "search the memory files with the REST API (GET /api/memory/files/search)",
+        "search the memory files with the REST API (GET /api/memory/search)",
     ),
     (
         "skills new",

@@ -14,6 +14,7 @@ use super::argv::ConsoleCommand;
 use super::protocol::ConsoleError;
 use crate::app::AppState;
 use crate::commands::hooks::HooksCommand;
+use crate::commands::CommandError;
 use crate::error::ApiError;
 
 /// What a command printed, and how it ended.
@@ -46,13 +47,15 @@ pub async fn run(state: &AppState, command: ConsoleCommand) -> Result<CommandOut
     let result = match command {
         ConsoleCommand::Memory(cmd) => {
             let cap = state.settings.memory.semantic_context_cap;
-            crate::commands::memory::execute(&state.store, cmd, cap, &mut out).await
+            let reader = state.safe_reader.for_actor("console");
+            crate::commands::memory::execute(&state.store, &reader, cmd, cap, &mut out).await
         }
         ConsoleCommand::Learn(cmd) => {
             crate::commands::learn::run_on_store(&state.store, cmd, &mut out).await
         }
         ConsoleCommand::Skills(cmd) => {
-            crate::commands::skills::execute(&state.skills, cmd, false, &mut out).await
+            let reader = state.safe_reader.for_actor("console");
+            crate::commands::skills::execute(&state.skills, &reader, cmd, false, &mut out).await
         }
         ConsoleCommand::Hooks(HooksCommand::List { json }) => {
             crate::commands::hooks::list(&state.hooks, json, &mut out).await
@@ -62,15 +65,15 @@ pub async fn run(state: &AppState, command: ConsoleCommand) -> Result<CommandOut
             index,
             payload,
             json,
-        }) => match payload
-            .map(|p| serde_json::from_str::<Value>(&p))
-            .transpose()
-        {
+        }) => match crate::commands::hooks::parse_payload(payload.as_deref()) {
             Ok(payload) => {
-                crate::commands::hooks::test(&state.hooks, &event, index, payload, json, &mut out)
-                    .await
+                let hooks = &state.hooks;
+                crate::commands::hooks::test(
+                    hooks, "console", &event, index, payload, json, &mut out,
+                )
+                .await
             }
-            Err(e) => Err(anyhow::Error::new(e).context("payload is not JSON")),
+            Err(e) => Err(e),
         },
         ConsoleCommand::Config(crate::commands::config_cmd::ConfigCommand::Get { key }) => {
             crate::commands::config_cmd::get(&state.home, key.as_deref(), &mut out)
@@ -82,7 +85,7 @@ pub async fn run(state: &AppState, command: ConsoleCommand) -> Result<CommandOut
             json,
         }) => match serde_json::to_value(state.embeddings.status().await) {
             Ok(status) => crate::commands::embedding::print_status(&status, json, &mut out),
-            Err(e) => Err(e.into()),
+            Err(e) => Err(CommandError::Json(e)),
         },
         // `argv::parse_command` offers nothing else.
         _ => {
@@ -100,34 +103,25 @@ pub async fn run(state: &AppState, command: ConsoleCommand) -> Result<CommandOut
 
 /// An actor error as the REST API would word it (same stable code; a
 /// server-side cause is logged, not answered); any other failure (the
-/// CLI's own checks, e.g. `--confidence is required`) in its words.
-fn describe(err: anyhow::Error) -> ConsoleError {
-    let api = match api_error(err) {
-        Ok(api) => api,
-        Err(other) => return ConsoleError::new("command_failed", format!("{other:#}")),
+/// command's own checks, e.g. `--confidence is required`) in its words,
+/// as `command_failed`.
+fn describe(err: CommandError) -> ConsoleError {
+    let api = match err {
+        CommandError::Store(e) => ApiError::from(e),
+        CommandError::Skills(e) => ApiError::from(e),
+        CommandError::Hooks(e) => ApiError::from(e),
+        CommandError::Config(e) => ApiError::from_config(e),
+        CommandError::Read(e) => ApiError::from(e),
+        own @ (CommandError::Usage(_)
+        | CommandError::File { .. }
+        | CommandError::Output(_)
+        | CommandError::Json(_)
+        | CommandError::Failed(_)) => {
+            return ConsoleError::new("command_failed", own.to_string());
+        }
     };
     if api.is_server_error() {
         tracing::error!(code = api.code(), error = %api, "console command failed");
     }
     ConsoleError::new(api.code(), api.public_message(None))
-}
-
-fn api_error(err: anyhow::Error) -> Result<ApiError, anyhow::Error> {
-    use kirocrew_actors::{hooks::HookError, skills::SkillError, vector_store::VectorStoreError};
-    let err = match err.downcast::<VectorStoreError>() {
-        Ok(e) => return Ok(e.into()),
-        Err(err) => err,
-    };
-    let err = match err.downcast::<SkillError>() {
-        Ok(e) => return Ok(e.into()),
-        Err(err) => err,
-    };
-    let err = match err.downcast::<HookError>() {
-        Ok(e) => return Ok(e.into()),
-        Err(err) => err,
-    };
-    match err.downcast::<crate::config::ConfigError>() {
-        Ok(e) => Ok(ApiError::from_config(e)),
-        Err(err) => Err(err),
-    }
 }

@@ -34,7 +34,6 @@ use serde_json::json;
 use crate::app::auth::AuthPolicy;
 use crate::app::AppState;
 use crate::error::ApiError;
-use kirocrew_actors::security_log::SecurityEvent;
 
 /// `GET /api/console`: the websocket upgrade. The server mounts it before
 /// the `/api` scope, so that scope's token middleware does not answer for
@@ -50,22 +49,30 @@ pub async fn upgrade(
         Ok(authenticated) => authenticated,
         Err(e) => {
             // A refused console is an auth failure like any other.
-            state.security_log.record_later(SecurityEvent::new(
-                "auth_failure",
+            let ip = peer.map(|p| p.ip().to_string());
+            state.auth_failures.note(
                 "console",
-                "deny",
-                json!({"code": e.code(), "path": req.path(), "peer": peer.map(|p| p.ip().to_string())}),
-            ));
+                ip.as_deref(),
+                json!({"code": e.code(), "path": req.path(), "peer": ip}),
+            );
             return Err(e);
         }
     };
-    let slot = state.console.try_enter().ok_or_else(|| ApiError::Conflict {
-        code: "console_busy",
-        message: format!(
-            "{} console sessions are open, the most server.console_max_sessions allows; close one and retry",
-            state.console.max_sessions()
-        ),
-    })?;
+    // Only an authenticated connection takes a session place; one that
+    // will send its token in its first frame waits in the hub's waiting
+    // room (which a flood of silent sockets cannot fill for good).
+    let slot = if authenticated {
+        let admitted = state.console.try_enter().ok_or_else(|| ApiError::Conflict {
+            code: "console_busy",
+            message: format!(
+                "{} console sessions are open, the most server.console_max_sessions allows; close one and retry",
+                state.console.max_sessions()
+            ),
+        })?;
+        session::Slot::Admitted(admitted)
+    } else {
+        session::Slot::Waiting(state.console.enter_pending())
+    };
     let (response, ws, stream) = actix_ws::handle(&req, body).map_err(|e| {
         ApiError::bad_request(
             "not_a_websocket",
@@ -73,15 +80,14 @@ pub async fn upgrade(
         )
     })?;
     let stream = stream
-        .max_frame_size(protocol::MAX_FRAME_BYTES)
+        .max_frame_size(protocol::MAX_TRANSPORT_FRAME_BYTES)
         .aggregate_continuations()
-        .max_continuation_size(protocol::MAX_FRAME_BYTES);
+        .max_continuation_size(protocol::MAX_TRANSPORT_FRAME_BYTES);
     let session = session::Session::new(
         ws,
         state.clone(),
         policy.clone(),
         peer.map(|p| p.ip().to_string()),
-        authenticated,
         slot,
     );
     actix_rt::spawn(session.run(stream));

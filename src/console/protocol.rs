@@ -20,6 +20,12 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// document; imports go through the REST API).
 pub const MAX_FRAME_BYTES: usize = 64 * 1024;
 
+/// Largest frame the websocket transport reads at all. Above
+/// [`MAX_FRAME_BYTES`] and up to this, a request is read and answered
+/// `frame_too_large` with the session kept open; past this, the transport
+/// cannot skip the frame, and the session closes with 1009 (too big).
+pub const MAX_TRANSPORT_FRAME_BYTES: usize = 16 * MAX_FRAME_BYTES;
+
 /// One request frame.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]

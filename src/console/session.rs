@@ -31,10 +31,9 @@ use super::protocol::{
 };
 use super::streams::{next, next_log, stream_arg, Sub, Subs, STREAMS};
 use crate::app::auth::AuthPolicy;
-use crate::app::console_hub::SessionSlot;
+use crate::app::console_hub::{PendingSlot, SessionSlot};
 use crate::app::AppState;
 use crate::telemetry::log_bus::{level_rank, LogSubscription, LEVELS};
-use kirocrew_actors::security_log::SecurityEvent;
 
 /// Commands of one session running at once, at most.
 pub const MAX_IN_FLIGHT: usize = 8;
@@ -68,20 +67,41 @@ pub struct Session {
     done_tx: mpsc::Sender<String>,
     done_rx: mpsc::Receiver<String>,
     closing: watch::Receiver<bool>,
-    _slot: SessionSlot,
+    slot: Slot,
+}
+
+/// Where the session stands in the hub's counts.
+#[derive(Debug)]
+pub enum Slot {
+    /// Waiting to authenticate (not counted as a session).
+    Waiting(PendingSlot),
+    /// An authenticated session.
+    Admitted(SessionSlot),
+    /// Between the two, for an instant.
+    Moving,
+}
+
+impl Slot {
+    /// Resolves when a waiting connection is sent away to make room.
+    async fn evicted(&mut self) {
+        match self {
+            Slot::Waiting(pending) => pending.evicted().await,
+            Slot::Admitted(_) | Slot::Moving => std::future::pending().await,
+        }
+    }
 }
 
 impl Session {
-    /// A session on an upgraded connection; `authenticated` when the
-    /// upgrade request already proved the token.
+    /// A session on an upgraded connection: `Slot::Admitted` when the
+    /// upgrade request already proved the token, else `Slot::Waiting`.
     pub fn new(
         ws: actix_ws::Session,
         state: web::Data<AppState>,
         policy: web::Data<AuthPolicy>,
         peer: Option<String>,
-        authenticated: bool,
-        slot: SessionSlot,
+        slot: Slot,
     ) -> Self {
+        let authenticated = matches!(slot, Slot::Admitted(_));
         let (done_tx, done_rx) = mpsc::channel(MAX_IN_FLIGHT);
         let closing = state.console.closing();
         Self {
@@ -95,7 +115,7 @@ impl Session {
             done_tx,
             done_rx,
             closing,
-            _slot: slot,
+            slot,
         }
     }
 
@@ -132,6 +152,9 @@ impl Session {
                         } else {
                             self.ping().await
                         }
+                    }
+                    () = self.slot.evicted(), if !self.authenticated => {
+                        Err(End::Close(CloseCode::Again, "too many connections are waiting to authenticate; send the token at once"))
                     }
                     _ = auth_check.tick(), if !self.authenticated => {
                         if started.elapsed() > AUTH_DEADLINE {
@@ -203,6 +226,10 @@ impl Session {
     ) -> Result<(), End> {
         match msg {
             None => Err(End::Gone),
+            Some(Err(actix_ws::ProtocolError::Overflow)) => Err(End::Close(
+                CloseCode::Size,
+                "frame larger than the transport reads (1 MiB); requests are limited to 64 KiB",
+            )),
             Some(Err(_)) => Err(End::Close(CloseCode::Protocol, "websocket protocol error")),
             Some(Ok(AggregatedMessage::Close(_))) => Err(End::Close(CloseCode::Normal, "bye")),
             Some(Ok(AggregatedMessage::Ping(bytes))) => {
@@ -266,14 +293,28 @@ impl Session {
     async fn authenticate(&mut self, request: &Request) -> Result<(), End> {
         let valid = str_arg(&request.args, "token").is_some_and(|t| self.policy.token_matches(t));
         if !valid {
-            self.state.security_log.record_later(SecurityEvent::new(
-                "auth_failure",
+            self.state.auth_failures.note(
                 "console",
-                "deny",
+                self.peer.as_deref(),
                 json!({"code": "unauthorized", "path": "/api/console", "peer": self.peer}),
-            ));
+            );
             return Err(End::Close(CloseCode::Policy, "invalid token"));
         }
+        self.slot = match std::mem::replace(&mut self.slot, Slot::Moving) {
+            Slot::Waiting(pending) => match pending.promote(&self.state.console) {
+                Some(admitted) => Slot::Admitted(admitted),
+                None => {
+                    let message = format!(
+                        "{} console sessions are open, the most server.console_max_sessions allows; close one and retry",
+                        self.state.console.max_sessions()
+                    );
+                    self.send(error_frame(&request.id, "console_busy", &message))
+                        .await?;
+                    return Err(End::Close(CloseCode::Again, "console busy"));
+                }
+            },
+            admitted => admitted,
+        };
         self.authenticated = true;
         self.hello().await?;
         self.send(ok_frame(&request.id, json!({"authenticated": true})))

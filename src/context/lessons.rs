@@ -85,7 +85,7 @@ fn from_file(
 
 fn overflow_block(total: usize) -> String {
     format!(
-        "{LESSONS_OVERFLOW_HEADER}\nThere are {total} learned corrections, more than fit in the context. Before anything else, tell the user that some lessons could not be loaded and offer to remove outdated ones with learn_remove (kirocrew learn list / kirocrew learn remove <key>). The lessons shown below stay in effect."
+        "{LESSONS_OVERFLOW_HEADER}\nThere are {total} learned corrections, more than fit in the context. Before anything else, tell the user that some lessons could not be loaded and offer to help remove outdated ones: the user removes their own with kirocrew learn list / kirocrew learn remove <key> (or the dashboard); learn_remove removes only the notes you wrote yourself. The lessons shown below stay in effect."
     )
 }
 

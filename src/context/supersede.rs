@@ -15,13 +15,21 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use kirocrew_actors::context_block::{BlockItem, DropReason};
+use kirocrew_actors::vector_store::lessons::AGENT_LESSON_MARK;
 use kirocrew_actors::vector_store::{Fact, LabelledLine, LessonIndex, SEMANTIC_HEADER};
 
 use super::assemble::Parts;
 
-/// The lessons section's rules as shown (its `- ` lines), indexed.
+/// The lessons section's rules as shown (its `- ` lines), indexed. A
+/// lesson the agent taught itself supersedes nothing: it ranks below what
+/// the user stated (issue 42: an agent's `learn_add "Use bun"` dropped the
+/// user's `pref.package_manager: npm`).
 fn lesson_rules(text: &str) -> LessonIndex {
-    LessonIndex::new(text.lines().filter_map(|l| l.strip_prefix("- ")))
+    LessonIndex::new(
+        text.lines()
+            .filter_map(|l| l.strip_prefix("- "))
+            .filter(|l| !l.ends_with(AGENT_LESSON_MARK)),
+    )
 }
 
 /// The `key: value` lines of a rendered semantic block.

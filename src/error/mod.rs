@@ -27,6 +27,7 @@ use kirocrew_actors::heartbeat::HeartbeatError;
 use kirocrew_actors::hooks::HookError;
 use kirocrew_actors::memory_files::MemoryFilesError;
 use kirocrew_actors::security_log::SecurityLogError;
+use kirocrew_actors::sensitive_paths::SafeReadError;
 use kirocrew_actors::skills::SkillError;
 use kirocrew_actors::transcripts::TranscriptError;
 use kirocrew_actors::vector_store::VectorStoreError;
@@ -282,6 +283,10 @@ impl From<VectorStoreError> for ApiError {
                 code: "not_found",
                 message,
             },
+            VectorStoreError::UserOwned(_) => ApiError::Forbidden {
+                code: "user_owned",
+                message,
+            },
             VectorStoreError::InvalidExport(_) => ApiError::validation("invalid_export", message),
             VectorStoreError::Database(_) | VectorStoreError::Migration(_) => {
                 ApiError::internal("database_error", &err)
@@ -481,6 +486,27 @@ impl From<SkillError> for ApiError {
             SkillError::InvalidToolEvent(_) => ApiError::validation("invalid_tool_event", message),
             SkillError::Io { .. } => ApiError::internal("skills_io", &err),
             SkillError::Unavailable(_) => ApiError::unavailable("skills_unavailable", &err),
+        }
+    }
+}
+
+impl From<SafeReadError> for ApiError {
+    /// A path the caller named: a policy refusal is 403 (recorded as
+    /// `read_denied` by the reader), a file that is not there or not a
+    /// regular file 422; the internal reads' failures are ours.
+    fn from(err: SafeReadError) -> Self {
+        let message = err.to_string();
+        match err {
+            SafeReadError::Sensitive { .. } | SafeReadError::PrivateKey(_) => ApiError::Forbidden {
+                code: "sensitive_path",
+                message,
+            },
+            SafeReadError::TooLarge { .. } => ApiError::validation("file_too_large", message),
+            SafeReadError::NotAFile(_) => ApiError::validation("not_a_file", message),
+            SafeReadError::Io { .. } => ApiError::validation("unreadable_file", message),
+            SafeReadError::UnknownReadId(_) | SafeReadError::AuditFailed { .. } => {
+                ApiError::internal("internal_read_failed", &err)
+            }
         }
     }
 }

@@ -10,9 +10,17 @@
 //!   reload errors, and the raw hooks.json document.
 //! - `PUT /api/hooks` `{rules?, hooks_json?}`: replaces config.json's
 //!   `hooks` section and/or hooks.json, each validated first and written
-//!   atomically; the runner reloads at once.
+//!   atomically; the runner reloads at once. `hooks_json` (script hooks:
+//!   shell commands run as the daemon's user) is refused with 403
+//!   `remote_scripts_disabled` unless `hooks.remote_scripts` is on, which
+//!   only the person at the machine can turn on (403
+//!   `remote_scripts_locked` for `rules` that would change it).
 //! - `POST /api/hooks/test` `{event, index?, payload?}`: runs one
 //!   configured script hook with a sample (or the given) event.
+//!
+//! Every change of the script hooks in force and every test run is a
+//! security event naming the command's hash (`hook_script_change`,
+//! `hook_script_test`), whichever surface made it.
 
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
@@ -22,6 +30,7 @@ use super::resource::resource;
 use crate::app::AppState;
 use crate::error::ApiError;
 use kirocrew_actors::hooks::{merge_kiro_hooks, HookRules, MessageEvent, ToolCall};
+use kirocrew_actors::security_log::SecurityEvent;
 
 /// Registers the hook routes.
 pub fn config_hooks(cfg: &mut web::ServiceConfig) {
@@ -131,7 +140,42 @@ async fn replace(
             "send \"rules\" (config.json hooks), \"hooks_json\" (script hooks) or both",
         ));
     }
-    if let Some(rules) = body.rules {
+    let remote_scripts = state.hooks.list().await?.0.rules.remote_scripts;
+    if body.hooks_json.is_some() && !remote_scripts {
+        state.security_log.record_later(SecurityEvent::new(
+            "hook_script_change",
+            "http",
+            "refused",
+            json!({"reason": "hooks.remote_scripts is off"}),
+        ));
+        return Err(ApiError::Forbidden {
+            code: "remote_scripts_disabled",
+            message: "script hooks run shell commands as the daemon's user, so they are \
+                installed at the machine by editing hooks.json; to allow it over the API, \
+                set hooks.remote_scripts to true there"
+                .into(),
+        });
+    }
+    if let Some(mut rules) = body.rules {
+        // Absent, the switch keeps its value (replacing the rules never
+        // turns it off behind the operator's back); present, it must not
+        // change.
+        match rules.get("remote_scripts") {
+            Some(asked) if *asked != json!(remote_scripts) => {
+                return Err(ApiError::Forbidden {
+                    code: "remote_scripts_locked",
+                    message: "hooks.remote_scripts is changed at the machine (config.json or \
+                        `kirocrew config set`), not over the API"
+                        .into(),
+                });
+            }
+            Some(_) => {}
+            None => {
+                if let Some(fields) = rules.as_object_mut() {
+                    fields.insert("remote_scripts".into(), json!(remote_scripts));
+                }
+            }
+        }
         // Typed check first, so the error names the field.
         let typed: HookRules = serde_json::from_value(rules.clone())
             .map_err(|e| ApiError::validation("invalid_hooks", e.to_string()))?;
@@ -143,7 +187,7 @@ async fn replace(
         state.hooks.reload().await?;
     }
     let warnings = match body.hooks_json {
-        Some(doc) => state.hooks.save_scripts(doc).await?,
+        Some(doc) => state.hooks.save_scripts(doc, "http").await?,
         None => Vec::new(),
     };
     let (listing, raw) = state.hooks.list().await?;
@@ -180,7 +224,7 @@ async fn test(
     }
     let report = state
         .hooks
-        .test_hook(&body.event, body.index, body.payload)
+        .test_hook(&body.event, body.index, body.payload, "http")
         .await?;
     Ok(HttpResponse::Ok().json(report))
 }

@@ -20,6 +20,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::resource::resource;
+use crate::app::lessons::Authority;
 use crate::app::AppState;
 use crate::error::ApiError;
 use kirocrew_actors::lessons_file::LessonFileError;
@@ -60,6 +61,7 @@ async fn create(
     let answer = crate::app::lessons::teach(
         &state.store,
         &state.lessons_file,
+        Authority::User,
         body.rule,
         body.negative,
         body.category.as_deref(),
@@ -73,7 +75,13 @@ async fn delete(
     key: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let key = key.into_inner();
-    let from = crate::app::lessons::remove_lesson(&state.store, &state.lessons_file, &key).await?;
+    let from = crate::app::lessons::remove_lesson(
+        &state.store,
+        &state.lessons_file,
+        &key,
+        Authority::User,
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(json!({ "deleted": key, "stored_in": from.as_str() })))
 }
 

@@ -13,6 +13,8 @@
 //!   `env_override_active`
 //! - `POST /api/memory/disable-embeddings`: 410 (embeddings are always on)
 
+use std::path::Path;
+
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use serde_json::json;
@@ -106,18 +108,36 @@ async fn set_model(
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     let runtime = &state.embeddings;
+    // A path from the caller: the sensitive-path policy decides (as written,
+    // `~` expanded, and as resolved) before the file is looked at. Empty
+    // means the default model.
+    let asked = body.path.trim();
+    let path = if asked.is_empty() {
+        String::new()
+    } else {
+        let reader = state.safe_reader.for_actor("http");
+        reader.check_path(Path::new(asked)).await?;
+        // `~` is the user's home, as everywhere a path is read; any other
+        // path is used (and echoed) as given.
+        if asked.starts_with('~') {
+            let home = reader.policy().as_written(Path::new(asked));
+            home.display().to_string()
+        } else {
+            asked.to_owned()
+        }
+    };
     if body.validate_only {
-        let path = if body.path.trim().is_empty() {
+        let path = if path.is_empty() {
             runtime.default_path().to_path_buf()
         } else {
-            body.path.trim().into()
+            path.into()
         };
         let check = validate_model_file(&path)?;
         return Ok(
             HttpResponse::Ok().json(json!({"ok": true, "validate_only": true, "model": check}))
         );
     }
-    let check = runtime.apply_model(&body.path).await?;
+    let check = runtime.apply_model(&path).await?;
     Ok(HttpResponse::Ok().json(json!({"ok": true, "model": check, "reembed": "running"})))
 }
 

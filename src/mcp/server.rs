@@ -91,20 +91,10 @@ fn tools() -> Vec<Tool> {
 
 /// The client's name and version from the initialize handshake.
 fn caller(context: &RequestContext<RoleServer>) -> Caller {
-    let client = context
-        .peer
-        .peer_info()
-        .map(|info| {
-            let i = &info.client_info;
-            if i.version.is_empty() {
-                i.name.clone()
-            } else {
-                format!("{} {}", i.name, i.version)
-            }
-        })
-        .filter(|name| !name.trim().is_empty())
-        .unwrap_or_else(|| "unknown".to_owned());
-    Caller { client }
+    match context.peer.peer_info() {
+        Some(info) => Caller::from_client_info(&info.client_info.name, &info.client_info.version),
+        None => Caller::from_client_info("", ""),
+    }
 }
 
 /// The tool error an agent sees.

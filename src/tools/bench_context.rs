@@ -22,7 +22,7 @@ use crate::context::{
     build_message, build_session_context, ContextSources, MessageRequest, SessionRequest,
 };
 use crate::home::DataHome;
-use kirocrew_actors::clock::{format_ts, system_clock};
+use kirocrew_actors::clock::format_ts;
 use kirocrew_actors::vector_store::lessons::{LessonCategory, LessonWrite};
 use kirocrew_actors::vector_store::{run_backfill, VectorStoreHandle};
 
@@ -134,9 +134,8 @@ async fn measure(
     questions: &[Question],
 ) -> anyhow::Result<Value> {
     let settings = crate::config::load(home.root(), Vec::<(String, String)>::new())?.settings;
-    let store =
-        VectorStoreHandle::open(home.memory_db(), settings.store_settings(), system_clock())
-            .await?;
+    let local = crate::app::builders::open_local_store(home, &settings, false).await?;
+    let store = local.store.clone();
     let seeded = Instant::now();
     seed(home, &store, turns, args.episodic).await?;
     let mut report = json!({"seed_secs": seeded.elapsed().as_secs_f64()});
@@ -176,7 +175,7 @@ async fn measure(
     }
     // Close inside the runtime: the pools must not outlive it.
     let _ = keyword.files.close().await;
-    let _ = store.close().await;
+    let _ = local.close().await;
     Ok(report)
 }
 

@@ -19,8 +19,7 @@ use serde_json::{json, Value};
 use super::bench_context::{bench_inputs, seed, stats, BenchInputs};
 use crate::daemon_client::Daemon;
 use crate::home::DataHome;
-use kirocrew_actors::clock::system_clock;
-use kirocrew_actors::vector_store::{run_backfill, VectorStoreHandle};
+use kirocrew_actors::vector_store::run_backfill;
 
 /// Options of `kirocrew bench hooks`.
 #[derive(Debug, Args)]
@@ -131,9 +130,8 @@ pub(super) fn run(args: HooksArgs) -> anyhow::Result<ExitCode> {
     let seeded = Instant::now();
     let swept = actix_rt::System::new().block_on(async {
         let settings = crate::config::load(home.root(), Vec::<(String, String)>::new())?.settings;
-        let store =
-            VectorStoreHandle::open(home.memory_db(), settings.store_settings(), system_clock())
-                .await?;
+        let local = crate::app::builders::open_local_store(&home, &settings, false).await?;
+        let store = local.store.clone();
         seed(&home, &store, &turns, args.episodic).await?;
         // Embedded here, before the daemon starts, so the run measures
         // serving, not the background sweep.
@@ -147,7 +145,7 @@ pub(super) fn run(args: HooksArgs) -> anyhow::Result<ExitCode> {
             }
             None => None,
         };
-        store.close().await?;
+        local.close().await?;
         anyhow::Ok(swept)
     })?;
     let mut report =

@@ -51,6 +51,7 @@ use crate::claude_code::{handle_event, HookEvent, HookInput};
 use crate::config::ClaudeCodeSettings;
 use crate::daemon_client::Daemon;
 use crate::home::DataHome;
+use kirocrew_actors::sensitive_paths::SensitivePaths;
 
 /// The shared test chat model, `--backend local`'s default.
 const DEFAULT_CHAT_MODEL: &str = "../shared/models/smollm2-135m-instruct-q4_1.gguf";
@@ -187,7 +188,10 @@ fn run_conversation(
             settings.consolidation.chat_threads = args.chat_threads.max(1);
         }
     }
-    let claude_code = settings.claude_code.clone();
+    let adapter = Adapter {
+        settings: settings.claude_code.clone(),
+        policy: home.sensitive_paths(),
+    };
     let daemon = BenchDaemon::start(home, settings)?;
     let client = Daemon::at(
         daemon.address(),
@@ -198,7 +202,7 @@ fn run_conversation(
     let outcome = replay_and_ask(
         c,
         &client,
-        &claude_code,
+        &adapter,
         dir.path(),
         args.show_misses,
         replay,
@@ -208,10 +212,17 @@ fn run_conversation(
     outcome
 }
 
+/// What the hook adapter is run with: the `claude_code` settings and the
+/// sensitive-path policy of the bench's data home.
+struct Adapter {
+    settings: ClaudeCodeSettings,
+    policy: SensitivePaths,
+}
+
 fn replay_and_ask(
     c: &Conversation,
     client: &Daemon,
-    claude_code: &ClaudeCodeSettings,
+    adapter: &Adapter,
     dir: &Path,
     show_misses: usize,
     replay: &mut Replay,
@@ -227,15 +238,7 @@ fn replay_and_ask(
         .unwrap_or_default();
     for (number, turns) in &c.sessions {
         let session_id = format!("locomo-{}-s{number}", c.conv);
-        replay_session(
-            &session_id,
-            turns,
-            &opener,
-            client,
-            claude_code,
-            dir,
-            replay,
-        )?;
+        replay_session(&session_id, turns, &opener, client, adapter, dir, replay)?;
         let key = format!("claude-code:{session_id}");
         let t = Instant::now();
         match consolidate(client, &key) {
@@ -304,7 +307,7 @@ fn replay_and_ask(
             },
         };
         let t = Instant::now();
-        let outcome = handle_event(&input, Ok(client), claude_code);
+        let outcome = handle_event(&input, Ok(client), &adapter.settings, &adapter.policy);
         let latency_ms = t.elapsed().as_secs_f64() * 1000.0;
         if let Some(w) = outcome.warning {
             bail!("the hook adapter failed on {:?}: {w}", q.question);
@@ -372,7 +375,7 @@ fn replay_session(
     turns: &[Turn],
     opener: &str,
     client: &Daemon,
-    claude_code: &ClaudeCodeSettings,
+    adapter: &Adapter,
     dir: &Path,
     replay: &mut Replay,
 ) -> anyhow::Result<()> {
@@ -402,7 +405,8 @@ fn replay_session(
                 prompt: text.clone(),
             }),
             Ok(client),
-            claude_code,
+            &adapter.settings,
+            &adapter.policy,
         );
         replay.hook_ms.push(t.elapsed().as_secs_f64() * 1000.0);
         // Claude Code writes the prompt to the transcript, answers, then
@@ -414,7 +418,12 @@ fn replay_session(
         });
         writeln!(transcript, "{line}")?;
         transcript.flush()?;
-        let stop = handle_event(&hook(HookEvent::Stop), Ok(client), claude_code);
+        let stop = handle_event(
+            &hook(HookEvent::Stop),
+            Ok(client),
+            &adapter.settings,
+            &adapter.policy,
+        );
         replay.hook_warnings += usize::from(prompt.warning.is_some() || stop.warning.is_some());
         if let Some(w) = stop.warning {
             bail!("Stop did not import {session_id}: {w}");

@@ -25,7 +25,7 @@ fn corpus(name: &str) -> Option<Value> {
 
 /// A complete payload: the common fields, the event fragment, our session
 /// and transcript, and a field no Claude Code version sends.
-fn payload(fragment: &str, session: &str, transcript: Option<&Path>) -> Option<Value> {
+pub(crate) fn payload(fragment: &str, session: &str, transcript: Option<&Path>) -> Option<Value> {
     let mut doc = corpus("stdin--common-fields.json")?;
     let fields = doc.as_object_mut().unwrap();
     for (k, v) in corpus(fragment)?.as_object().unwrap() {
@@ -62,7 +62,7 @@ fn hook_in(home: &Path, input: &str) -> Output {
 
 /// Runs the adapter off the test's runtime thread (the daemon under test
 /// serves on that thread).
-async fn hook(home: &Path, input: Value) -> (Output, Option<Value>) {
+pub(crate) async fn hook(home: &Path, input: Value) -> (Output, Option<Value>) {
     let home = home.to_path_buf();
     let out = actix_web::rt::task::spawn_blocking(move || hook_in(&home, &input.to_string()))
         .await
@@ -79,7 +79,7 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-async fn daemon() -> TestApp {
+pub(crate) async fn daemon() -> TestApp {
     spawn_app_with(|s| {
         s.hooks.auto_deny_tools = vec!["Bash(rm*".into(), "*--force*".into()];
         s.hooks.auto_approve_tools = vec!["Read".into()];
@@ -273,7 +273,7 @@ async fn the_first_prompt_of_a_session_carries_episodic_memory() {
     app.stop().await;
 }
 
-fn transcript_line(kind: &str, uuid: &str, text: &str) -> String {
+pub(crate) fn transcript_line(kind: &str, uuid: &str, text: &str) -> String {
     json!({
         "type": kind, "uuid": uuid, "sessionId": "s-2", "timestamp": "2026-11-30T10:00:00Z",
         "message": {"role": kind, "content": [{"type": "text", "text": text}]}
@@ -543,7 +543,7 @@ fn a_broken_settings_file_is_never_touched() {
 
 #[actix_web::test]
 async fn script_hooks_decide_pre_tool_use_through_the_adapter() {
-    let app = spawn_app_with(|_| {}).await;
+    let app = spawn_app_with(|s| s.hooks.remote_scripts = true).await;
     let home = app.home_path().to_path_buf();
     let guard = home.join("guard.sh");
     std::fs::write(

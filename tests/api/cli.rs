@@ -126,7 +126,7 @@ fn memory_commands_reject_bad_input() {
     fails(
         h,
         &["memory", "import", "/nonexistent/file.json"],
-        "reading",
+        "cannot read /nonexistent/file.json",
     );
     let garbage = h.join("garbage.json");
     std::fs::write(&garbage, "{nope").unwrap();

@@ -292,3 +292,51 @@ async fn the_upgrade_checks_token_origin_and_session_limit() {
     }
     assert!(admitted);
 }
+
+/// Issue 42: sockets that never send a token used to take every session
+/// place for their whole auth deadline, and reconnecting kept the console
+/// locked for good. Only an authenticated session counts now; the waiting
+/// ones have their own room, and the longest-waiting leaves for a newcomer.
+#[actix_rt::test]
+async fn silent_sockets_never_lock_the_operator_out() {
+    let app = spawn_app_with(|s| s.server.console_max_sessions = 2).await;
+    let mut silent = Vec::new();
+    for _ in 0..20 {
+        silent.push(connect(&app, None, None).await.expect("upgraded"));
+    }
+    // The operator authenticates in the first frame, as the dashboard does.
+    let mut operator = connect(&app, None, None).await.expect("upgraded");
+    let answer = request(&mut operator, 1, "auth", json!({"token": app.token})).await;
+    assert_eq!(answer["ok"], true, "{answer}");
+    let stats = request(&mut operator, 2, "memory stats", json!({})).await;
+    assert_eq!(stats["ok"], true, "{stats}");
+    // A header-authenticated second operator also gets in.
+    let _second = authed(&app).await;
+    // The oldest silent sockets were sent away to make room.
+    let (code, reason) = close_frame(&mut silent[0]).await;
+    assert_eq!(code, CloseCode::Again, "{reason}");
+    // With both places taken by authenticated sessions, the next token is
+    // told the console is busy, on its socket.
+    let mut third = connect(&app, None, None).await.expect("upgraded");
+    let busy = request(&mut third, 1, "auth", json!({"token": app.token})).await;
+    assert_eq!(busy["error"]["code"], "console_busy", "{busy}");
+}
+
+/// Issue 42: a request frame over 64 KiB closed the socket with 1002. It is
+/// answered `frame_too_large` and the session stays open; only a frame the
+/// transport cannot read at all (over 1 MiB) closes it, with 1009.
+#[actix_rt::test]
+async fn an_oversized_frame_is_answered_and_the_session_stays() {
+    let app = spawn_app().await;
+    let mut ws = authed(&app).await;
+    let big = json!({"id": 1, "cmd": "memory stats", "args": {"pad": "x".repeat(100 * 1024)}});
+    send(&mut ws, big).await;
+    let answer = frame(&mut ws).await.expect("answered, not closed");
+    assert_eq!(answer["error"]["code"], "frame_too_large", "{answer}");
+    let stats = request(&mut ws, 2, "memory stats", json!({})).await;
+    assert_eq!(stats["ok"], true, "{stats}");
+    let huge = json!({"id": 3, "cmd": "memory stats", "args": {"pad": "x".repeat(2 << 20)}});
+    send(&mut ws, huge).await;
+    let (code, _) = close_frame(&mut ws).await;
+    assert_eq!(code, CloseCode::Size);
+}

@@ -160,7 +160,6 @@ pub(crate) async fn assert_error(response: Response, status: u16, code: &str) ->
         .to_owned()
 }
 
-/// The compiled `kirocrew` binary.
 /// Whether this run is CI's (`CI=true`): there every asset a test needs is
 /// present, so a missing one fails the test instead of skipping it.
 pub(crate) fn in_ci() -> bool {
@@ -180,6 +179,7 @@ pub(crate) fn required_asset(path: PathBuf, why: &str) -> Option<PathBuf> {
     None
 }
 
+/// The compiled `kirocrew` binary.
 pub(crate) fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_kirocrew"))
 }

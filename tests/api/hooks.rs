@@ -28,11 +28,12 @@ async fn put(app: &TestApp, body: Value) -> reqwest::Response {
         .unwrap()
 }
 
-async fn security_events(app: &TestApp, at_least: usize) -> Vec<Value> {
+/// The security events of `category` in the daemon's log, waiting
+/// (bounded) for `at_least` of them.
+async fn events_of(app: &TestApp, category: &str, at_least: usize) -> Vec<Value> {
     for _ in 0..50 {
-        let events = app
-            .get_json("/api/security/events?category=hook_decision")
-            .await["events"]
+        let path = format!("/api/security/events?category={category}");
+        let events = app.get_json(&path).await["events"]
             .as_array()
             .cloned()
             .unwrap_or_default();
@@ -41,7 +42,7 @@ async fn security_events(app: &TestApp, at_least: usize) -> Vec<Value> {
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    panic!("fewer than {at_least} hook_decision events");
+    panic!("fewer than {at_least} {category} events");
 }
 
 #[actix_web::test]
@@ -103,7 +104,7 @@ async fn config_rules_decide_tool_calls_and_shape_messages() {
 
     // Three tool decisions and two message decisions ("hello" fired
     // nothing), newest first.
-    let events = security_events(&app, 5).await;
+    let events = events_of(&app, "hook_decision", 5).await;
     assert_eq!(events.len(), 5, "{events:#?}");
     assert_eq!(events[0]["outcome"], "modified");
     assert_eq!(events[1]["outcome"], "auto_reply");
@@ -148,7 +149,7 @@ async fn config_rules_decide_tool_calls_and_shape_messages() {
 
 #[actix_web::test]
 async fn script_hooks_edited_live_decide_and_can_be_tested() {
-    let app = spawn_app_with(|_| {}).await;
+    let app = spawn_app_with(|s| s.hooks.remote_scripts = true).await;
     let dir = app.home_path().to_path_buf();
     let guard = dir.join("guard.sh");
     std::fs::write(
@@ -341,4 +342,76 @@ async fn user_kiro_hooks_are_merged_and_validated() {
         3,
         "{listing}"
     );
+}
+
+#[actix_web::test]
+async fn script_hooks_are_installed_at_the_machine_and_every_change_and_test_is_recorded() {
+    use kirocrew_actors::hooks::command_hash;
+    let app = spawn_app_with(|_| {}).await;
+    let token_file = app.home_path().join("api-token");
+    let attack = format!("id; env; cat {}", token_file.display());
+    let hooks_json =
+        json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": attack}]}]}});
+
+    // Over REST, with the token: refused, nothing written, and recorded.
+    let r = put(&app, json!({"hooks_json": hooks_json})).await;
+    assert_error(r, 403, "remote_scripts_disabled").await;
+    assert!(!app.home_path().join("hooks.json").exists());
+    let refused = events_of(&app, "hook_script_change", 1).await;
+    assert_eq!(refused[0]["outcome"], "refused");
+    assert_eq!(refused[0]["actor"], "http");
+    // Nor can the switch be turned on over REST; rules without it keep it.
+    let r = put(&app, json!({"rules": {"remote_scripts": true}})).await;
+    assert_error(r, 403, "remote_scripts_locked").await;
+    let r = put(&app, json!({"rules": {"auto_deny_tools": ["rm_*"]}})).await;
+    assert_eq!(r.status(), 200);
+    let listing = app.get_json("/api/hooks").await;
+    assert_eq!(listing["rules"]["remote_scripts"], false);
+    let r = put(&app, json!({"hooks_json": hooks_json})).await;
+    assert_error(r, 403, "remote_scripts_disabled").await;
+    let r = app
+        .request(Method::POST, "/api/hooks/test")
+        .json(&json!({"event": "Stop"}))
+        .send()
+        .await
+        .unwrap();
+    assert_error(r, 404, "hook_not_found").await;
+
+    // At the machine: hooks.json edited on disk is a recorded change, named
+    // by the command's hash, never by the command line.
+    let guard = "echo checked >&2";
+    std::fs::write(
+        app.home_path().join("hooks.json"),
+        json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": guard}]}]}})
+            .to_string(),
+    )
+    .unwrap();
+    let listing = app.get_json("/api/hooks").await;
+    assert_eq!(listing["scripts"].as_array().unwrap().len(), 1);
+    let changes = events_of(&app, "hook_script_change", 2).await;
+    let change = changes
+        .iter()
+        .find(|e| e["outcome"] == "changed")
+        .expect("the edit on disk is recorded");
+    assert_eq!(change["actor"], "hooks.json");
+    assert_eq!(
+        change["detail"]["added"][0]["command_hash"],
+        command_hash(guard)
+    );
+    assert!(!change.to_string().contains("checked"));
+
+    // Every test run is recorded: REST here, the CLI on the same home.
+    let report = post(&app, "/api/hooks/test", json!({"event": "Stop"})).await;
+    assert_eq!(report["outcome"]["exit_code"], 0);
+    let out = crate::cli::run_cli(app.home_path(), &["hooks", "test", "Stop"]);
+    assert!(out.status.success(), "{}", crate::cli::stderr(&out));
+    let tests = events_of(&app, "hook_script_test", 2).await;
+    for actor in ["http", "cli"] {
+        let run = tests
+            .iter()
+            .find(|e| e["actor"] == actor)
+            .unwrap_or_else(|| panic!("no test run by {actor}: {tests:?}"));
+        assert_eq!(run["detail"]["command_hash"], command_hash(guard));
+    }
+    app.stop().await;
 }

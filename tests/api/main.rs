@@ -39,3 +39,4 @@ mod sessions_layers;
 mod skills;
 mod text_safety;
 mod transport;
+mod trust_reads;

@@ -614,3 +614,128 @@ async fn stdio_start_launches_a_daemon_and_serves_through_it() {
         "the daemon stopped cleanly"
     );
 }
+
+/// Issue 42: 6,000 `initialize` calls used to hold 450 MB. Sessions are
+/// capped (409 `mcp_sessions_full` past the cap) and a closed one frees
+/// its place.
+#[actix_rt::test]
+async fn mcp_sessions_are_bounded() {
+    use kirocrew::mcp::http::MAX_SESSIONS;
+    let app = spawn_app().await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "flood", "version": "1"}}});
+    let open = || {
+        app.client
+            .post(format!("{}/mcp", app.base))
+            .header("Accept", "application/json, text/event-stream")
+            .bearer_auth(&app.token)
+            .json(&init)
+            .send()
+    };
+    let mut ids = Vec::new();
+    for _ in 0..MAX_SESSIONS {
+        let r = open().await.unwrap();
+        assert_eq!(r.status(), 200);
+        ids.push(r.headers()["mcp-session-id"].to_str().unwrap().to_owned());
+    }
+    let refused = open().await.unwrap();
+    crate::helpers::assert_error(refused, 409, "mcp_sessions_full").await;
+    let closed = app
+        .client
+        .delete(format!("{}/mcp", app.base))
+        .bearer_auth(&app.token)
+        .header("mcp-session-id", &ids[0])
+        .send()
+        .await
+        .unwrap();
+    assert!(closed.status().is_success(), "{}", closed.status());
+    assert_eq!(
+        open().await.unwrap().status(),
+        200,
+        "a closed session frees its place"
+    );
+    app.stop().await;
+}
+
+/// Issue 42, item 3: the agent's surface has the agent's authority. It
+/// cannot forget what the user stated, remove the user's lessons, or
+/// teach as the user: its lesson is its own note, which never pushes a
+/// stated fact out of the context.
+#[actix_rt::test]
+async fn the_agent_cannot_overrule_what_the_user_said() {
+    let app = spawn_app().await;
+    let r = app
+        .put_semantic(json!({"key": "pref.package_manager", "value": "npm"}))
+        .await;
+    assert_eq!(r.status(), 200);
+    let taught: Value = app
+        .request(reqwest::Method::POST, "/api/lessons")
+        .json(&json!({"rule": "Never force-push to main"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let user_lesson = taught["key"].as_str().unwrap().to_owned();
+    let client = http_client(&app, "overrule-test").await;
+
+    let r = call(
+        &client,
+        "memory_remember",
+        json!({"key": "pref.package_manager", "value": "pnpm", "confidence": 0.95}),
+    )
+    .await;
+    assert_eq!(error_code(&r), "conflict_skip");
+    let r = call(
+        &client,
+        "memory_forget",
+        json!({"key": "pref.package_manager"}),
+    )
+    .await;
+    assert_eq!(error_code(&r), "user_owned");
+    let r = call(&client, "memory_forget", json!({"key": user_lesson})).await;
+    assert_eq!(error_code(&r), "lesson_key_reserved");
+    let r = call(&client, "learn_remove", json!({"key": user_lesson})).await;
+    assert_eq!(error_code(&r), "user_owned");
+    let row = app
+        .get_json("/api/memory/semantic/pref.package_manager")
+        .await;
+    assert_eq!(row["value"], "npm", "{row}");
+    let lessons = app.get_json("/api/lessons").await;
+    assert!(lessons.to_string().contains(&user_lesson), "{lessons}");
+
+    // The agent's own lesson: stored as the agent's, shown as its note,
+    // and the user's fact stays in the context beside it.
+    let r = call(
+        &client,
+        "learn_add",
+        json!({"rule": "Use bun as the package manager"}),
+    )
+    .await;
+    let agent_lesson = ok(&r)["key"].as_str().unwrap().to_owned();
+    let r = call(&client, "learn_list", json!({})).await;
+    let listed = ok(&r)["lessons"].as_array().unwrap().clone();
+    let mine = listed
+        .iter()
+        .find(|l| l["key"] == agent_lesson.as_str())
+        .unwrap();
+    assert_eq!(mine["source"], "agent");
+    let built = app
+        .post_json(
+            "/api/sessions/overrule/start",
+            json!({"message": "Which package manager should I use for this project?"}),
+        )
+        .await;
+    let context = built["context"].as_str().unwrap();
+    assert!(context.contains("pref.package_manager: npm"), "{context}");
+    assert!(
+        context.contains("Use bun as the package manager (the agent's own note)"),
+        "{context}"
+    );
+    // What the agent wrote, the agent may remove.
+    let r = call(&client, "learn_remove", json!({"key": agent_lesson})).await;
+    assert_eq!(ok(&r)["deleted"], agent_lesson.as_str());
+    client.cancel().await.expect("close the MCP session");
+    app.stop().await;
+}

@@ -622,3 +622,24 @@ async fn skills_are_counted_once_as_delivered_and_the_full_index_is_whole() {
         "{skills}"
     );
 }
+
+/// Issue 42: keys that pass validation but encode into a file name longer
+/// than the filesystem takes (60 emoji, 200 `%`) answered 500
+/// `transcript_io`. They are stored like any other key now.
+#[actix_web::test]
+async fn long_session_keys_are_stored_not_a_server_error() {
+    let app = spawn_app().await;
+    for key in ["🦀".repeat(60), "%".repeat(200)] {
+        let encoded =
+            percent_encoding::utf8_percent_encode(&key, percent_encoding::NON_ALPHANUMERIC);
+        let path = format!("/api/sessions/{encoded}/messages");
+        let body = json!({"role": "user", "text": "Staging runs in Frankfurt."});
+        let first = post(&app, &path, body.clone()).await;
+        assert_eq!(first["turns"], 1, "{first}");
+        let second = post(&app, &path, body).await;
+        assert_eq!(
+            second["turns"], 2,
+            "the same key finds its transcript: {second}"
+        );
+    }
+}

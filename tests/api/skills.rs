@@ -473,3 +473,44 @@ fn skills_cli_round_trip() {
         "the CLI's toggle is audited too"
     );
 }
+
+/// Issue 42: a skill with `always: true` goes into every session start, and
+/// writing one left no trace. Every create, overwrite and structured edit
+/// is a `skill_change` security event saying what changed.
+#[actix_web::test]
+async fn every_skill_write_is_a_security_event() {
+    let app = spawn_app().await;
+    let content = "---\ndescription: Deploy steps\nalways: true\n---\n# Deploy\nRun the checks.\n";
+    let r = send(
+        &app,
+        Method::POST,
+        "/api/skills",
+        json!({"name": "deploy", "content": content}),
+    )
+    .await;
+    assert_eq!(r.status(), 201);
+    let r = send(
+        &app,
+        Method::PUT,
+        "/api/skills/deploy",
+        json!({"always": false, "triggers": ["deploy", "release"]}),
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    let changes = events(&app, "skill_change", 2).await;
+    assert_eq!(changes.len(), 2, "{changes:?}");
+    // Newest first.
+    let (edit, create) = (&changes[0]["detail"], &changes[1]["detail"]);
+    assert_eq!(create["change"], "created");
+    assert_eq!(create["always"], true);
+    assert_eq!(edit["change"], "updated");
+    assert_eq!(
+        (edit["always_before"].clone(), edit["always"].clone()),
+        (json!(true), json!(false))
+    );
+    assert_eq!(edit["triggers"], json!(["deploy", "release"]));
+    assert!(
+        !changes[0].to_string().contains("Run the checks"),
+        "no body text in the log"
+    );
+}

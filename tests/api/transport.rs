@@ -112,3 +112,22 @@ async fn an_oversized_request_head_gets_431_not_a_reset() {
         .unwrap();
     assert_eq!(r.status(), 200);
 }
+
+/// Issue 42: a request whose absolute-form target names another host was
+/// served. It is refused like a foreign Host header; one naming this
+/// server is served.
+#[actix_web::test]
+async fn an_absolute_form_target_must_name_this_server() {
+    let app = spawn_app().await;
+    let head = |target: &str| {
+        format!(
+            "GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {}\r\nConnection: close\r\n\r\n",
+            app.port, app.token
+        )
+    };
+    let foreign = exchange(&app, head("http://evil.example/api/memory/stats"), b"").await;
+    assert_status_and_code(&foreign, "403", "host_not_allowed");
+    let own = format!("http://127.0.0.1:{}/api/memory/stats", app.port);
+    let served = exchange(&app, head(&own), b"").await;
+    assert!(served.starts_with("HTTP/1.1 200"), "{served:.300}");
+}

@@ -11,9 +11,13 @@ use std::time::SystemTime;
 use actix::prelude::*;
 use serde_json::Value;
 
+use super::audit::change_event;
 use super::rules::{HookRules, MAX_SCRIPT_TIMEOUT_SECS};
 use super::scripts::{parse_hooks_json, ScriptHookSet, TimeoutPolicy};
 use super::types::{HookRunnerConfig, HookSnapshot};
+
+/// Who a change of hooks.json found on disk is recorded as made by.
+pub(super) const EDITED_ON_DISK: &str = "hooks.json";
 
 /// A file's identity for change detection: modification time and size.
 pub(super) type Stamp = Option<(SystemTime, u64)>;
@@ -45,14 +49,15 @@ impl HookRunner {
             self.reload_rules();
         }
         if hooks != self.stamps.1 {
-            self.reload_scripts();
+            self.reload_scripts(Some(EDITED_ON_DISK));
         }
     }
 
-    /// Reads both sources again.
-    pub(super) fn reload(&mut self) {
+    /// Reads both sources again; a change of script hooks is recorded as
+    /// made by `actor`.
+    pub(super) fn reload(&mut self, actor: &str) {
         self.reload_rules();
-        self.reload_scripts();
+        self.reload_scripts(Some(actor));
     }
 
     /// Re-reads the rules; on failure the previous ones stay in force and
@@ -72,8 +77,10 @@ impl HookRunner {
     }
 
     /// Re-reads hooks.json; on failure the previous hooks stay in force and
-    /// the error is reported.
-    pub(super) fn reload_scripts(&mut self) {
+    /// the error is reported. With `actor`, a change of the commands in
+    /// force is a `hook_script_change` security event (not at start-up:
+    /// nothing changed then).
+    pub(super) fn reload_scripts(&mut self, actor: Option<&str>) {
         self.stamps.1 = stamp(&self.config.hooks_file);
         let mut next = (*self.snapshot).clone();
         next.load_errors.retain(|e| !e.starts_with("hooks.json"));
@@ -84,6 +91,12 @@ impl HookRunner {
                     tracing::warn!(warning = %w, "hooks.json entry skipped or adjusted");
                 }
                 self.hooks_json = doc;
+                let change = actor.and_then(|actor| {
+                    change_event(actor, &self.snapshot.scripts.hooks, &next.scripts.hooks)
+                });
+                if let (Some(event), Some(log)) = (change, &self.config.security_log) {
+                    log.record_later(event);
+                }
             }
             Err(e) => {
                 tracing::error!(error = %e, "hooks.json not reloaded; keeping the previous hooks");

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 
 use super::actor::{stamp, HookRunner};
+use super::audit::test_event;
 use super::error::HookError;
 use super::evaluate::{decide_message, decide_tool_call, run_one};
 use super::messages::{GetHookSnapshot, ReloadHooks, SaveScriptHooks};
@@ -56,7 +57,7 @@ impl HookRunnerHandle {
             hooks_json: Value::Null,
             stamps: (stamp(&config.config_file), None),
         };
-        runner.reload_scripts();
+        runner.reload_scripts(None);
         let limit = Arc::new(Semaphore::new(config.max_concurrent_scripts.max(1)));
         Self {
             addr: runner.start(),
@@ -160,9 +161,11 @@ impl HookRunnerHandle {
     }
 
     /// Replaces hooks.json (validated; written atomically); answers the
-    /// warnings of the new file.
-    pub async fn save_scripts(&self, doc: Value) -> Result<Vec<String>, HookError> {
-        ask(&self.addr, SaveScriptHooks(doc)).await
+    /// warnings of the new file. A change of the commands in force is a
+    /// `hook_script_change` security event by `actor`.
+    pub async fn save_scripts(&self, doc: Value, actor: &str) -> Result<Vec<String>, HookError> {
+        let actor = actor.to_owned();
+        ask(&self.addr, SaveScriptHooks { doc, actor }).await
     }
 
     /// Re-reads config.json and hooks.json now.
@@ -171,12 +174,14 @@ impl HookRunnerHandle {
     }
 
     /// Runs script hook `index` of `event` once with `payload` (or a sample
-    /// event), whatever its matcher says.
+    /// event), whatever its matcher says; the run is a `hook_script_test`
+    /// security event by `actor`.
     pub async fn test_hook(
         &self,
         event: &str,
         index: usize,
         payload: Option<Value>,
+        actor: &str,
     ) -> Result<ScriptReport, HookError> {
         let (snapshot, _) = self.snapshot().await?;
         let hook = snapshot
@@ -199,6 +204,7 @@ impl HookRunnerHandle {
             &self.limit,
         )
         .await;
+        self.record(test_event(actor, event, index, &report));
         Ok(report)
     }
 

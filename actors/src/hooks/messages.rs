@@ -6,7 +6,7 @@ use std::sync::Arc;
 use actix::prelude::*;
 use serde_json::Value;
 
-use super::actor::{check_hooks_json, HookRunner};
+use super::actor::{check_hooks_json, HookRunner, EDITED_ON_DISK};
 use super::error::HookError;
 use super::types::HookSnapshot;
 
@@ -21,10 +21,15 @@ pub(crate) struct GetHookSnapshot;
 pub(crate) struct ReloadHooks;
 
 /// Validates and atomically replaces hooks.json; answers the warnings of
-/// the new file.
+/// the new file. The change is recorded as made by `actor`.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<Vec<String>, HookError>")]
-pub(crate) struct SaveScriptHooks(pub Value);
+pub(crate) struct SaveScriptHooks {
+    /// The new hooks.json document.
+    pub doc: Value,
+    /// Who asked (`http`, `cli`, …).
+    pub actor: String,
+}
 
 impl Handler<GetHookSnapshot> for HookRunner {
     type Result = Result<(Arc<HookSnapshot>, Value), HookError>;
@@ -39,7 +44,7 @@ impl Handler<ReloadHooks> for HookRunner {
     type Result = Result<Arc<HookSnapshot>, HookError>;
 
     fn handle(&mut self, _: ReloadHooks, _: &mut Context<Self>) -> Self::Result {
-        self.reload();
+        self.reload(EDITED_ON_DISK);
         Ok(Arc::clone(&self.snapshot))
     }
 }
@@ -49,9 +54,10 @@ impl Handler<SaveScriptHooks> for HookRunner {
 
     fn handle(&mut self, msg: SaveScriptHooks, _: &mut Context<Self>) -> Self::Result {
         let set =
-            check_hooks_json(&msg.0, &self.snapshot.rules).map_err(HookError::InvalidConfig)?;
-        write_atomically(&self.config.hooks_file, &msg.0)?;
-        self.reload();
+            check_hooks_json(&msg.doc, &self.snapshot.rules).map_err(HookError::InvalidConfig)?;
+        write_atomically(&self.config.hooks_file, &msg.doc)?;
+        // Only hooks.json changed: the rules in force stay as they are.
+        self.reload_scripts(Some(&msg.actor));
         Ok(set.warnings)
     }
 }

@@ -21,6 +21,7 @@
 //! kiro-cli Hooks"), and the actor files.
 
 mod actor;
+mod audit;
 mod decision;
 mod error;
 mod evaluate;
@@ -33,6 +34,7 @@ mod rules;
 mod scripts;
 mod types;
 
+pub use audit::command_hash;
 pub use decision::{interpret, HookVerdict, Permission, ScriptOutcome};
 pub use error::HookError;
 pub use handle::{sample_event, HookRunnerHandle};

@@ -20,7 +20,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::rule_form::rule_form;
+use super::rule_form::rule_forms;
 
 /// Longest pattern, reply, prefix or context accepted, in chars.
 pub const MAX_RULE_TEXT_CHARS: usize = 4_000;
@@ -56,6 +56,12 @@ pub struct HookRules {
     pub script_timeout_secs: u64,
     /// Bytes kept from each of a script's stdout and stderr.
     pub script_max_output_bytes: usize,
+    /// Whether script hooks may be installed or changed over the REST API
+    /// (`PUT /api/hooks` with `hooks_json`). Off by default: a script hook
+    /// runs shell commands as the daemon's user, so installing one is for
+    /// the person at the machine (hooks.json, `kirocrew config set`), not
+    /// for anyone holding the API token. REST cannot change this key.
+    pub remote_scripts: bool,
 }
 
 impl Default for HookRules {
@@ -68,6 +74,7 @@ impl Default for HookRules {
             context_rules: Vec::new(),
             script_timeout_secs: DEFAULT_SCRIPT_TIMEOUT_SECS,
             script_max_output_bytes: DEFAULT_SCRIPT_OUTPUT_BYTES,
+            remote_scripts: false,
         }
     }
 }
@@ -192,14 +199,12 @@ impl HookRules {
 
     /// The config verdict for a tool call: deny patterns first, so deny
     /// overrides approve. A pattern matches the tool name or the call's
-    /// `Tool(argument)` rule form (see [`rule_form`]).
+    /// `Tool(argument)` rule form (see [`rule_forms`]).
     pub fn evaluate_tool(&self, tool_name: &str, input: &Value) -> ToolVerdict {
-        let form = rule_form(tool_name, input);
+        let forms = rule_forms(tool_name, input);
         let hits = |p: &String| {
             pattern_matches(p, tool_name, false)
-                || form
-                    .as_deref()
-                    .is_some_and(|f| pattern_matches(p, f, false))
+                || forms.iter().any(|f| pattern_matches(p, f, false))
         };
         if let Some(p) = self.auto_deny_tools.iter().find(|p| hits(p)) {
             return ToolVerdict::Deny(p.clone());
@@ -386,10 +391,19 @@ mod tests {
             r.evaluate_tool("Edit", &serde_json::json!({"file_path": "/repo/main.rs"})),
             ToolVerdict::NoMatch
         );
+        // Tabs and a program named by its path are the same command.
+        assert_eq!(
+            r.evaluate_tool("Bash", &bash("rm\t-rf /")),
+            ToolVerdict::Deny("*rm -rf*".into())
+        );
         let only_prefix = HookRules {
             auto_deny_tools: vec!["Bash(rm*".into()],
             ..HookRules::default()
         };
+        assert_eq!(
+            only_prefix.evaluate_tool("Bash", &bash("/bin/rm -fr /")),
+            ToolVerdict::Deny("Bash(rm*".into())
+        );
         assert_eq!(
             only_prefix.evaluate_tool("Bash", &bash("rm -rf /")),
             ToolVerdict::Deny("Bash(rm*".into())

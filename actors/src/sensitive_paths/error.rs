@@ -50,3 +50,17 @@ pub enum SafeReadError {
         message: String,
     },
 }
+
+impl SafeReadError {
+    /// Whether the policy refused (recorded as `read_denied`), rather than
+    /// the file failing to open or read.
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            Self::Sensitive { .. }
+                | Self::TooLarge { .. }
+                | Self::NotAFile(_)
+                | Self::PrivateKey(_)
+        )
+    }
+}

@@ -35,4 +35,7 @@ mod tests;
 
 pub use error::SafeReadError;
 pub use policy::{SensitiveMatch, SensitivePaths};
-pub use read::{SafeReader, AUDIT_ONLY_READ_IDS, DEFAULT_MAX_READ_BYTES, INTERNAL_READ_ALLOWLIST};
+pub use read::{
+    denied_event, read_file_guarded, SafeReader, AUDIT_ONLY_READ_IDS, DEFAULT_MAX_READ_BYTES,
+    INTERNAL_READ_ALLOWLIST,
+};

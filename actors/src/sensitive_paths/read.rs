@@ -103,6 +103,24 @@ impl SafeReader {
         outcome
     }
 
+    /// Checks a path the caller was handed without reading it (a model
+    /// file to load, a folder to scan): the resolved path when the policy
+    /// allows it; a refusal is recorded as `read_denied`, like a refused
+    /// read.
+    pub async fn check_path(&self, path: &Path) -> Result<PathBuf, SafeReadError> {
+        let checked = self
+            .policy
+            .check(path)
+            .map_err(|m| SafeReadError::Sensitive {
+                path: m.resolved,
+                reason: m.reason,
+            });
+        if let Err(err) = &checked {
+            self.record_denied(path, err).await;
+        }
+        checked
+    }
+
     /// Reads `path` as UTF-8 text (lossy), with [`Self::safe_read_file`]'s
     /// guards.
     pub async fn safe_read_to_string(&self, path: &Path) -> Result<String, SafeReadError> {
@@ -189,8 +207,7 @@ impl SafeReader {
     }
 
     async fn record_denied(&self, asked: &Path, err: &SafeReadError) {
-        let detail = json!({"path": asked.display().to_string(), "reason": err.to_string()});
-        self.note("read_denied", "deny", detail).await;
+        let _ = self.log.record(denied_event(&self.actor, asked, err)).await;
     }
 
     /// Records a refusal or a failed read; the outcome stands whether or
@@ -201,15 +218,27 @@ impl SafeReader {
     }
 }
 
+/// The `read_denied` event for a refused read of `asked` by `actor`.
+pub fn denied_event(actor: &str, asked: &Path, err: &SafeReadError) -> SecurityEvent {
+    let detail = json!({"path": asked.display().to_string(), "reason": err.to_string()});
+    SecurityEvent::new("read_denied", actor, "deny", detail)
+}
+
 /// Whether `err` is a policy refusal (recorded) rather than an I/O error.
 fn is_refusal(err: &SafeReadError) -> bool {
-    matches!(
-        err,
-        SafeReadError::Sensitive { .. }
-            | SafeReadError::TooLarge { .. }
-            | SafeReadError::NotAFile(_)
-            | SafeReadError::PrivateKey(_)
-    )
+    err.is_refusal()
+}
+
+/// [`SafeReader::safe_read_file`]'s read without the security log, for a
+/// short process that runs no actors (the Claude Code hook adapter): the
+/// same checks, in the same order. The caller records a refusal
+/// ([`SafeReadError::is_refusal`], [`denied_event`]).
+pub fn read_file_guarded(
+    policy: &SensitivePaths,
+    path: &Path,
+    max_bytes: u64,
+) -> Result<Vec<u8>, SafeReadError> {
+    read_checked(policy, path, max_bytes)
 }
 
 /// Runs blocking file work off the async executor.

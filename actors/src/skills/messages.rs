@@ -115,6 +115,34 @@ impl SkillLedger {
         Ok(())
     }
 
+    /// A `skill_change` security event for a write of `name` (issue 42:
+    /// an `always: true` skill goes into every session start, so who
+    /// changed what is recorded): whether it was created, `always` and
+    /// `triggers` before and after when they changed, and the BLAKE3 of the
+    /// new text (not the text).
+    fn record_change(&self, name: &str, before: Option<&str>, after: &str) {
+        let new = super::frontmatter::parse(after);
+        let old = before.map(super::frontmatter::parse);
+        let mut detail = serde_json::json!({
+            "name": name,
+            "change": if old.is_some() { "updated" } else { "created" },
+            "always": new.always,
+            "content_hash": blake3::hash(after.as_bytes()).to_hex()[..16].to_owned(),
+        });
+        if let Some(old) = &old {
+            if old.always != new.always {
+                detail["always_before"] = serde_json::json!(old.always);
+            }
+            if old.triggers != new.triggers {
+                detail["triggers_before"] = serde_json::json!(old.triggers);
+                detail["triggers"] = serde_json::json!(new.triggers);
+            }
+        } else if !new.triggers.is_empty() {
+            detail["triggers"] = serde_json::json!(new.triggers);
+        }
+        self.security_event("skill_change", "skills", "written", detail);
+    }
+
     fn written(&mut self, name: &str) -> Result<SkillInfo, SkillError> {
         self.invalidate();
         let entry = self
@@ -192,6 +220,7 @@ impl Handler<CreateSkill> for SkillLedger {
             return Err(SkillError::AlreadyExists(name));
         }
         store::create(&self.config.skills_dir, &name, &msg.content)?;
+        self.record_change(&name, None, &msg.content);
         self.written(&name)
     }
 }
@@ -201,7 +230,13 @@ impl Handler<UpdateSkill> for SkillLedger {
 
     fn handle(&mut self, msg: UpdateSkill, _: &mut Context<Self>) -> Self::Result {
         self.owned_entry(&msg.name)?;
+        let before = store::read_owned(&self.config.skills_dir, &msg.name).ok();
         store::overwrite(&self.config.skills_dir, &msg.name, &msg.content)?;
+        self.record_change(
+            &msg.name,
+            before.as_ref().map(|(_, t)| t.as_str()),
+            &msg.content,
+        );
         self.written(&msg.name)
     }
 }
@@ -215,6 +250,7 @@ impl Handler<EditSkill> for SkillLedger {
         let new = apply_edit(&text, &msg.edit)
             .map_err(|_| SkillError::UnterminatedFrontmatter(msg.name.clone()))?;
         store::overwrite(&self.config.skills_dir, &msg.name, &new)?;
+        self.record_change(&msg.name, Some(&text), &new);
         self.written(&msg.name)
     }
 }

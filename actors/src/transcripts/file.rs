@@ -19,9 +19,19 @@ pub const MAX_TURN_CHARS: usize = 100_000;
 /// How far from the end a tail read looks, at most.
 const TAIL_WINDOW_BYTES: u64 = 1024 * 1024;
 
+/// Longest file name most filesystems take (ext4, xfs, btrfs: 255 bytes).
+const MAX_FILE_NAME_BYTES: usize = 255;
+
+/// The longest suffix a stem gets (`.meta.json`).
+const LONGEST_SUFFIX: &str = ".meta.json";
+
 /// The file stem for `key`: letters, digits, `.`, `_` and `-` kept, every
 /// other byte as `%XX`, so distinct keys never share a file and no key can
-/// name a path outside the directory.
+/// name a path outside the directory. A key whose encoding would make a
+/// file name longer than filesystems take (60 emoji are 720 bytes encoded)
+/// gets its encoding's start, `~` (never part of an encoding) and the
+/// BLAKE3 hash of the whole encoding: still one file per key, and every key
+/// that fit before keeps its file.
 pub(crate) fn file_stem(key: &str) -> Result<String, TranscriptError> {
     let key = key.trim();
     if key.is_empty() || key.chars().count() > MAX_KEY_CHARS {
@@ -42,7 +52,12 @@ pub(crate) fn file_stem(key: &str) -> Result<String, TranscriptError> {
             stem.push_str(&format!("%{b:02X}"));
         }
     }
-    Ok(stem)
+    if stem.len() + LONGEST_SUFFIX.len() <= MAX_FILE_NAME_BYTES {
+        return Ok(stem);
+    }
+    let hash = blake3::hash(stem.as_bytes()).to_hex();
+    // The encoding is ASCII, so any byte index is a char boundary.
+    Ok(format!("{}~{hash}", &stem[..160]))
 }
 
 /// `<dir>/<stem>.jsonl`.
@@ -123,6 +138,28 @@ pub(crate) fn write_meta(path: &Path, meta: &SessionMeta) -> Result<(), Transcri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_accepted_key_names_a_file_the_filesystem_takes() {
+        let emoji = "🦀".repeat(60);
+        let percent = "%".repeat(200);
+        let mut stems = Vec::new();
+        for key in [emoji.as_str(), percent.as_str(), "a", "claude-code:s-2"] {
+            let stem = file_stem(key).unwrap();
+            assert!(
+                stem.len() + LONGEST_SUFFIX.len() <= MAX_FILE_NAME_BYTES,
+                "{key}"
+            );
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(meta_path(dir.path(), &stem), b"{}").unwrap();
+            stems.push(stem);
+        }
+        assert_eq!(stems[3], "claude-code%3As-2", "short keys keep their file");
+        // Two long keys differing only at the end still get two files.
+        let a = file_stem(&format!("{}a", "🦀".repeat(59))).unwrap();
+        let b = file_stem(&format!("{}b", "🦀".repeat(59))).unwrap();
+        assert_ne!(a, b);
+    }
     use crate::transcripts::types::Role;
 
     #[test]

@@ -2,6 +2,10 @@
 //! hook adapter): every turn carries its id at the source, and an id already
 //! in the session's transcript is skipped, so re-sending a whole transcript
 //! on every `Stop` adds only what is new.
+//!
+//! The text is stored with credentials redacted (a private key pasted into
+//! a chat is not kept verbatim), and a source id is at most
+//! [`MAX_SOURCE_ID_CHARS`] characters (it is a record id, not a document).
 
 use std::collections::HashSet;
 
@@ -12,6 +16,13 @@ use super::error::TranscriptError;
 use super::file::{all_turns, file_stem, transcript_path};
 use super::types::{ImportOutcome, ImportedTurn, RefusedTurn, Turn};
 use crate::clock::format_ts;
+use crate::security::redact_credentials;
+
+/// Longest source id accepted, in characters.
+pub(crate) const MAX_SOURCE_ID_CHARS: usize = 200;
+
+/// How much of a refused source id its refusal repeats, in characters.
+const ECHOED_ID_CHARS: usize = 64;
 
 /// Appends the turns of `turns` whose source id the session has not seen.
 #[derive(Debug, Message)]
@@ -59,6 +70,15 @@ fn select_new(
     let mut fresh = Vec::new();
     for turn in turns {
         let id = turn.source_id.trim().to_owned();
+        if id.chars().count() > MAX_SOURCE_ID_CHARS {
+            let mut echoed: String = id.chars().take(ECHOED_ID_CHARS).collect();
+            echoed.push('…');
+            outcome.refused.push(RefusedTurn {
+                source_id: echoed,
+                reason: format!("source_id is longer than {MAX_SOURCE_ID_CHARS} characters"),
+            });
+            continue;
+        }
         if id.is_empty() {
             outcome.refused.push(RefusedTurn {
                 source_id: id,
@@ -80,7 +100,7 @@ fn select_new(
         fresh.push(Turn {
             ts: turn.ts.unwrap_or_else(|| now.to_owned()),
             role: turn.role,
-            text: turn.text,
+            text: redact_credentials(&turn.text),
             channel_id: None,
             sender: None,
             source_id: Some(id),
@@ -131,5 +151,27 @@ mod tests {
             .map(|r| r.source_id.as_str())
             .collect();
         assert_eq!(refused, vec!["c", "", "d"]);
+    }
+
+    #[test]
+    fn long_ids_are_refused_and_credentials_never_stored() {
+        let key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----";
+        let (fresh, outcome) = select_new(
+            &HashSet::new(),
+            vec![
+                turn(&"x".repeat(100_000), "fine"),
+                turn("k", &format!("here is my key:\n{key}\nkeep it")),
+            ],
+            "2026-01-01T00:00:00Z",
+        );
+        assert_eq!(outcome.refused.len(), 1);
+        assert!(outcome.refused[0].source_id.chars().count() <= ECHOED_ID_CHARS + 1);
+        assert_eq!(fresh.len(), 1);
+        assert!(
+            !fresh[0].text.contains("b3BlbnNzaC1rZXkt"),
+            "{}",
+            fresh[0].text
+        );
+        assert!(fresh[0].text.contains("keep it"));
     }
 }

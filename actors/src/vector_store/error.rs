@@ -62,6 +62,9 @@ pub enum VectorStoreError {
     /// No active row with this key.
     #[error("no memory entry with key {0:?}")]
     NotFound(String),
+    /// The agent tried to remove what the user stated.
+    #[error("{0:?} was stated by the user; only the user can remove it (the CLI, the dashboard or the REST API)")]
+    UserOwned(String),
     /// An import document is not a kirocrew export.
     #[error("invalid export document: {0}")]
     InvalidExport(String),
@@ -167,6 +170,7 @@ impl VectorStoreError {
             | VectorStoreError::InjectionDetected { .. }
             | VectorStoreError::ConflictSkipped { .. }
             | VectorStoreError::NotFound(_)
+            | VectorStoreError::UserOwned(_)
             | VectorStoreError::InvalidExport(_)
             | VectorStoreError::ReembedBusy(_)
             | VectorStoreError::InvalidText(_)

@@ -56,7 +56,7 @@ pub use error::VectorStoreError;
 pub use handle::VectorStoreHandle;
 pub use semantic::{
     normalize_prefix, render_semantic_block, Fact, IfAbsentOutcome, KeyState, LabelledLine,
-    LessonIndex, LessonRule, ScoredEntry, SemanticEntry, SemanticWrite, WriteOutcome,
+    LessonIndex, LessonRule, ScoredEntry, SemanticEntry, SemanticWrite, WriteOutcome, AGENT,
     BUILTIN_PREFIXES, DEFAULT_CONFIDENCE_THRESHOLD, MAX_KEY_LEN, MAX_VALUE_BYTES, MAX_VALUE_DEPTH,
     SEMANTIC_HEADER, USER_EXPLICIT,
 };

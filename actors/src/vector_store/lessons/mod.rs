@@ -23,7 +23,7 @@ mod tests;
 pub use crate::vector_store::semantic::validate::LESSON_PREFIX;
 pub use rules::{
     check_lesson_chars, lesson_key, lesson_text, parse_lesson_text, render_lessons_block,
-    validate_lesson, Lesson, LessonCategory, LessonOutcome, LessonWrite, LESSONS_HEADER,
-    LESSONS_PREAMBLE, MAX_RULE_CHARS, NEGATIVE_SEPARATOR,
+    validate_lesson, Lesson, LessonCategory, LessonOutcome, LessonWrite, AGENT_LESSON_MARK,
+    LESSONS_HEADER, LESSONS_PREAMBLE, MAX_RULE_CHARS, NEGATIVE_SEPARATOR,
 };
 pub(crate) use rules::{dedup, Dedup, ExistingLesson};

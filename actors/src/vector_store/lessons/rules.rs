@@ -101,6 +101,19 @@ impl LessonWrite {
         self
     }
 
+    /// A lesson an agent taught through its own surface (MCP `learn_add`):
+    /// source [`crate::vector_store::AGENT`], confidence 0.8, so the ladder
+    /// never lets it replace what the user taught, and the context shows it
+    /// as the agent's suggestion, which never outranks a fact the user
+    /// stated.
+    pub fn agent(rule: impl Into<String>) -> Self {
+        Self {
+            source: crate::vector_store::AGENT.into(),
+            confidence: 0.8,
+            ..Self::user(rule)
+        }
+    }
+
     /// A lesson carried over from lessons.jsonl: migration, confidence 0.9
     /// (so it never overwrites a user_explicit lesson).
     pub fn migrated(rule: impl Into<String>) -> Self {
@@ -323,8 +336,18 @@ pub(crate) fn lesson_relevance(
 /// One lesson as a block line.
 pub(crate) fn lesson_line(lesson: &Lesson) -> String {
     let text = lesson_text(&lesson.rule, lesson.negative.as_deref());
-    format!("- {}", text.replace(['\r', '\n'], " "))
+    let by = if lesson.source == crate::vector_store::AGENT {
+        AGENT_LESSON_MARK
+    } else {
+        ""
+    };
+    format!("- {}{by}", text.replace(['\r', '\n'], " "))
 }
+
+/// What ends the line of a lesson the agent taught itself: the model reads
+/// it as a suggestion, not the user's word, and cross-layer supersession
+/// does not let it outrank a stated fact.
+pub const AGENT_LESSON_MARK: &str = " (the agent's own note)";
 
 /// The `[Learned corrections]` block: header, preamble, as many of the
 /// ranked lessons as fit in `budget` characters (in order; one that does

@@ -30,6 +30,6 @@ pub use types::{
     IfAbsentOutcome, KeyState, ScoredEntry, SemanticEntry, SemanticWrite, WriteOutcome,
 };
 pub use validate::{
-    normalize_prefix, BUILTIN_PREFIXES, DEFAULT_CONFIDENCE_THRESHOLD, MAX_KEY_LEN, MAX_VALUE_BYTES,
-    MAX_VALUE_DEPTH, USER_EXPLICIT,
+    normalize_prefix, AGENT, BUILTIN_PREFIXES, DEFAULT_CONFIDENCE_THRESHOLD, MAX_KEY_LEN,
+    MAX_VALUE_BYTES, MAX_VALUE_DEPTH, USER_EXPLICIT,
 };

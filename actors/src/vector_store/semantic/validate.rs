@@ -33,6 +33,11 @@ pub const DEFAULT_CONFIDENCE_THRESHOLD: f64 = 0.8;
 /// The source that bypasses the confidence gate and wins every conflict.
 pub const USER_EXPLICIT: &str = "user_explicit";
 
+/// The source of what an agent writes through its own surfaces (MCP): it
+/// ranks below the user in the conflict ladder like any automated source,
+/// and it may not remove a row the user stated (issue 42).
+pub const AGENT: &str = "agent";
+
 static KEY_RE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^[a-z][a-z0-9_.]*[a-z0-9]$").unwrap_or_else(|e| panic!("key regex: {e}"))
 });

@@ -16,8 +16,8 @@ use super::ladder::{decide, Incumbent, Verdict};
 use super::retire::{is_quotable, judge, OldFact};
 use super::types::{IfAbsentOutcome, SemanticEntry, SemanticWrite, WriteOutcome};
 use super::validate::{
-    validate_confidence, validate_key, validate_source, validate_value, LESSON_PREFIX,
-    NEGATIVE_SEPARATOR,
+    validate_confidence, validate_key, validate_source, validate_value, AGENT, LESSON_PREFIX,
+    NEGATIVE_SEPARATOR, USER_EXPLICIT,
 };
 use crate::control_chars::check_json;
 use crate::security::screen::screen_json;
@@ -284,6 +284,11 @@ pub(crate) async fn delete(
     let Some(existing) = db::fetch_active_semantic(&mut tx, key).await? else {
         return Err(VectorStoreError::NotFound(key.to_owned()));
     };
+    // The agent has the agent's authority: what the user stated stays
+    // until the user removes it.
+    if source == AGENT && existing.source == USER_EXPLICIT {
+        return Err(VectorStoreError::UserOwned(key.to_owned()));
+    }
     db::tombstone_semantic(&mut tx, key, now).await?;
     let old_json = existing.value.to_string();
     record_event(

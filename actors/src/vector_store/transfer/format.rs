@@ -125,12 +125,27 @@ pub struct ImportDocument {
 impl ImportDocument {
     /// Parses and checks the document envelope from JSON text.
     pub fn parse(text: &str) -> Result<Self, VectorStoreError> {
-        let doc: ImportDocument = serde_json::from_str(text)
-            .map_err(|e| VectorStoreError::InvalidExport(e.to_string()))?;
+        // The error names where, never what: the file may be anything a
+        // caller pointed at, and its keys and values are not ours to echo.
+        let doc: ImportDocument = serde_json::from_str(text).map_err(|e| {
+            let what = match e.classify() {
+                serde_json::error::Category::Io | serde_json::error::Category::Syntax => {
+                    "malformed JSON"
+                }
+                serde_json::error::Category::Eof => "JSON that ends too early",
+                serde_json::error::Category::Data => {
+                    "a field or value a kirocrew export does not have (or lacks one it needs)"
+                }
+            };
+            VectorStoreError::InvalidExport(format!(
+                "not a kirocrew export: {what} at line {}, column {}",
+                e.line(),
+                e.column()
+            ))
+        })?;
         if doc.format != EXPORT_FORMAT {
             return Err(VectorStoreError::InvalidExport(format!(
-                "format is {:?}; expected {EXPORT_FORMAT:?}",
-                doc.format
+                "the format field is not {EXPORT_FORMAT:?}"
             )));
         }
         if doc.version == 0 || doc.version > EXPORT_VERSION {
@@ -198,6 +213,21 @@ impl ImportReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refused_document_is_never_echoed() {
+        for text in [
+            r#"{"aws_secret_access_key": "wJalrXUtnFEMI"}"#,
+            r#"{"format": "wJalrXUtnFEMI", "version": 1}"#,
+            "aws_secret_access_key=wJalrXUtnFEMI",
+        ] {
+            let err = ImportDocument::parse(text).unwrap_err().to_string();
+            assert!(
+                !err.contains("wJalrXUtnFEMI") && !err.contains("aws_"),
+                "{err}"
+            );
+        }
+    }
 
     #[test]
     fn envelope_is_checked() {
