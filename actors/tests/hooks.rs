@@ -87,6 +87,40 @@ async fn a_hanging_hook_is_killed_with_its_group_at_the_time_limit() {
     assert_no_lasting_zombies().await;
 }
 
+/// Whether `pid` still runs (a zombie waiting for its reaper does not).
+async fn gone(pid: &str) -> bool {
+    let proc_dir = PathBuf::from(format!("/proc/{}", pid.trim()));
+    for _ in 0..100 {
+        let state = std::fs::read_to_string(proc_dir.join("stat")).unwrap_or_default();
+        if state.is_empty() || state.contains(") Z ") {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
+/// Issue 42: a child that left the hook's process group (`setsid`) used
+/// to outlive the hook. It carries the run's marker, so it is killed too,
+/// when the hook ends and when it times out.
+#[actix_rt::test]
+async fn a_child_that_left_the_group_does_not_outlive_the_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    for (wait, timeout_ms) in [("", 5_000), ("; sleep 60", 500)] {
+        let pid_file = dir.path().join(format!("pid{timeout_ms}"));
+        let command = format!(
+            "setsid sh -c 'echo $$ > {}; exec sleep 60' & while [ ! -s {} ]; do sleep 0.01; done{wait}",
+            pid_file.display(),
+            pid_file.display()
+        );
+        let outcome = run_script(run(&command, timeout_ms)).await;
+        assert_eq!(outcome.timed_out, !wait.is_empty(), "{outcome:?}");
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        assert!(gone(&pid).await, "the setsid child {} survived", pid.trim());
+    }
+    assert_no_lasting_zombies().await;
+}
+
 #[actix_rt::test]
 async fn a_flooding_hook_is_captured_within_the_bound() {
     let outcome = run_script(run(

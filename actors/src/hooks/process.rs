@@ -9,8 +9,18 @@
 //! shell exits (or is killed) the group is killed too, so nothing a hook
 //! started outlives it, and the shell itself is always waited for, so no
 //! zombie is left behind.
+//!
+//! A process can leave the group (`setsid`, a daemonizing double fork):
+//! the group kill misses it (issue 42). So every run also carries a marker
+//! in its environment ([`RUN_MARKER`], unique per run), which children
+//! inherit whatever group or session they move to; after the group kill,
+//! any process still carrying the run's marker is killed by pid. (A
+//! process that clears its whole environment, `env -i`, is out of reach
+//! without a cgroup; script hooks are installed by the person at the
+//! machine, so this guards against accidents, not a hostile script.)
 
 use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
@@ -21,6 +31,12 @@ use super::decision::ScriptOutcome;
 /// How long the output readers may run on after the shell is gone (a
 /// killed group closes the pipes at once; this only bounds the odd case).
 const DRAIN_GRACE: Duration = Duration::from_millis(500);
+
+/// The environment variable that names one run (module docs).
+const RUN_MARKER: &str = "KIROCREW_HOOK_RUN";
+
+/// Runs of this process so far, for the marker.
+static RUNS: AtomicU64 = AtomicU64::new(0);
 
 /// One script hook invocation.
 #[derive(Debug, Clone)]
@@ -46,10 +62,16 @@ pub struct ScriptRun {
 /// is reported in the outcome.
 pub async fn run_script(run: ScriptRun) -> ScriptOutcome {
     let started = Instant::now();
+    let marker = format!(
+        "{}-{}",
+        std::process::id(),
+        RUNS.fetch_add(1, Ordering::Relaxed)
+    );
     let mut command = Command::new("/bin/sh");
     command
         .arg("-c")
         .arg(&run.command)
+        .env(RUN_MARKER, &marker)
         .env("KIROCREW_HOOK_EVENT", &run.event)
         .env("KIROCREW_HOOK_CONTEXT", &run.context)
         .envs(run.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
@@ -93,6 +115,8 @@ pub async fn run_script(run: ScriptRun) -> ScriptOutcome {
     if let Some(pgid) = pgid {
         kill_group(pgid);
     }
+    // Then whatever left the group but still carries the run's marker.
+    let _ = tokio::task::spawn_blocking(move || kill_marked(&marker)).await;
     let status = match waited {
         Ok(status) => status.ok(),
         Err(_) => child.wait().await.ok(),
@@ -117,6 +141,45 @@ pub async fn run_script(run: ScriptRun) -> ScriptOutcome {
 
 fn elapsed_ms(since: Instant) -> u64 {
     u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Kills every process (other than this one) whose environment carries
+/// `RUN_MARKER=marker`; answers how many. Processes of other users, and
+/// ones gone meanwhile, cannot be read and are skipped.
+fn kill_marked(marker: &str) -> usize {
+    let entry_text = format!("{RUN_MARKER}={marker}");
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    let own = std::process::id();
+    let mut killed = 0;
+    for entry in dir.flatten() {
+        let pid = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok());
+        let Some(pid) = pid.filter(|p| *p != own) else {
+            continue;
+        };
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        // Entries are NUL-separated; one must be exactly the marker's.
+        let carries = environ
+            .split(|b| *b == 0)
+            .any(|e| e == entry_text.as_bytes());
+        if carries {
+            if let Ok(pid) = i32::try_from(pid) {
+                // SAFETY: kill only sends a signal; a pid gone meanwhile
+                // answers ESRCH.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+                killed += 1;
+            }
+        }
+    }
+    killed
 }
 
 fn kill_group(pgid: i32) {
