@@ -18,8 +18,6 @@ use std::sync::Arc;
 use chrono::{Duration, TimeZone, Utc};
 use criterion::{criterion_group, criterion_main, Criterion};
 use kirocrew_actors::clock::{ManualClock, SharedClock};
-use kirocrew_actors::memory_files::history::{day_title, file_name, format_entry};
-use kirocrew_actors::memory_files::lemma::match_expression;
 use kirocrew_actors::memory_files::{Doc, FtsIndex, MemoryDir};
 use tempfile::TempDir;
 
@@ -83,24 +81,27 @@ fn entry_text(seed: usize) -> String {
     text.trim_end().to_owned()
 }
 
+/// `days` daily files of 6 entries each, written by the history writer
+/// itself (`MemoryDir::append_history`) with the clock set to each entry's
+/// time, then the clock back at the start.
 fn history_dir(days: i64) -> (TempDir, MemoryDir) {
     let tmp = TempDir::new().expect("tempdir");
     let start = Utc.with_ymd_and_hms(2026, 3, 14, 12, 0, 0).unwrap();
-    let clock = ManualClock::new(start) as SharedClock;
-    let dir = MemoryDir::new(tmp.path().join("memory"), Arc::clone(&clock));
+    let manual = ManualClock::new(start);
+    let clock = Arc::clone(&manual) as SharedClock;
+    let mut dir = MemoryDir::new(tmp.path().join("memory"), clock);
     dir.ensure().expect("mkdir");
-    let today = dir.today();
-    for age in 0..days {
-        let date = today - Duration::days(age);
-        let mut text = day_title(date);
+    for age in (0..days).rev() {
         for k in 0..6 {
-            text.push_str(&format_entry(
-                &format!("{:02}:{:02}", 8 + k, k * 7),
-                &entry_text(age as usize * 10 + k),
-            ));
+            let at = start - Duration::days(age) - Duration::hours(4)
+                + Duration::minutes(i64::try_from(k * 67).expect("small"));
+            manual.set(at);
+            dir.append_history(&entry_text(age as usize * 10 + k))
+                .expect("append");
         }
-        std::fs::write(dir.history_dir().join(file_name(date)), text).expect("write");
     }
+    manual.set(start);
+    dir.invalidate_history_cache();
     (tmp, dir)
 }
 
@@ -139,9 +140,8 @@ fn fts_query(c: &mut Criterion) {
     });
     let mut group = c.benchmark_group("fts_query");
     for (name, query) in [("10k", "running rollback"), ("10k_common_word", "running")] {
-        let expr = match_expression(query).expect("query");
         group.bench_function(name, |b| {
-            b.iter(|| rt.block_on(index.search(&expr, 20)).expect("search"))
+            b.iter(|| rt.block_on(index.search_query(query, 20)).expect("search"))
         });
     }
     group.finish();

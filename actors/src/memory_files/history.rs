@@ -23,28 +23,26 @@
 use chrono::NaiveDate;
 
 /// Days walked back from today (`range(181)`): ages 0..=180.
-pub const WINDOW_DAYS: i64 = 181;
+pub(crate) const WINDOW_DAYS: i64 = 181;
 /// Default width of the full-detail tier (`days=14`: ages 0..=13).
-pub const FULL_DAYS: u32 = 14;
+pub(crate) const FULL_DAYS: u32 = 14;
 /// Ages below this (and at least the full tier) keep the first entry.
-pub const COMPRESSED_UNTIL: i64 = 61;
-/// Default `keep_days` of [`prune_selection`].
-pub const DEFAULT_KEEP_DAYS: u32 = 365;
+pub(crate) const COMPRESSED_UNTIL: i64 = 61;
 /// What a cut-off text ends with (a zero cap yields only this).
-pub const TRUNCATED_MARKER: &str = "…[truncated]";
+pub(crate) const TRUNCATED_MARKER: &str = "…[truncated]";
 
 /// One history entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// The heading text (`09:15`), if the entry had one.
-    pub time: Option<String>,
+    pub(crate) time: Option<String>,
     /// The entry's text, trimmed.
-    pub text: String,
+    pub(crate) text: String,
 }
 
 /// How a day is rendered, by its age in days.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tier {
+pub(crate) enum Tier {
     /// Every entry with its timestamp.
     Full,
     /// Day header, first entry and `…N more entries`.
@@ -56,7 +54,7 @@ pub enum Tier {
 }
 
 /// The tier of a day `age` days old when the full tier is `full_days` wide.
-pub fn tier_for(age: i64, full_days: u32) -> Tier {
+pub(crate) fn tier_for(age: i64, full_days: u32) -> Tier {
     match age {
         a if !(0..WINDOW_DAYS).contains(&a) => Tier::Outside,
         a if a < i64::from(full_days) => Tier::Full,
@@ -67,7 +65,7 @@ pub fn tier_for(age: i64, full_days: u32) -> Tier {
 
 /// The date a history file is named for: exactly `YYYY-MM-DD.md` with a real
 /// calendar date, else `None` (such files are never pruned).
-pub fn parse_file_name(name: &str) -> Option<NaiveDate> {
+pub(crate) fn parse_file_name(name: &str) -> Option<NaiveDate> {
     let stem = name.strip_suffix(".md")?;
     let b = stem.as_bytes();
     let shaped = b.len() == 10
@@ -83,12 +81,12 @@ pub fn parse_file_name(name: &str) -> Option<NaiveDate> {
 }
 
 /// The file name of `date`'s history.
-pub fn file_name(date: NaiveDate) -> String {
+pub(crate) fn file_name(date: NaiveDate) -> String {
     format!("{}.md", date.format("%Y-%m-%d"))
 }
 
 /// Splits a history file into entries (see the module docs for the format).
-pub fn parse_entries(body: &str) -> Vec<Entry> {
+pub(crate) fn parse_entries(body: &str) -> Vec<Entry> {
     let mut entries = Vec::new();
     let mut preamble = String::new();
     let mut current: Option<(String, String)> = None;
@@ -163,7 +161,7 @@ fn split_bullets(body: &str) -> Vec<Entry> {
 /// The text appended to a day file for one entry: a `## HH:MM` heading and
 /// the text. Lines of the text that would read as headings are escaped so
 /// an entry can never split into two.
-pub fn format_entry(time: &str, text: &str) -> String {
+pub(crate) fn format_entry(time: &str, text: &str) -> String {
     let mut out = format!("\n## {time}\n");
     for line in text.trim().lines() {
         if line.starts_with('#') {
@@ -176,7 +174,7 @@ pub fn format_entry(time: &str, text: &str) -> String {
 }
 
 /// The title line a new day file starts with.
-pub fn day_title(date: NaiveDate) -> String {
+pub(crate) fn day_title(date: NaiveDate) -> String {
     format!("# {}\n", date.format("%Y-%m-%d"))
 }
 
@@ -190,7 +188,7 @@ fn bullet(entry: &Entry) -> String {
 
 /// One day's block in the tier its age selects, or `None` for an empty day
 /// or one outside the window.
-pub fn render_day(date: NaiveDate, entries: &[Entry], tier: Tier) -> Option<String> {
+pub(crate) fn render_day(date: NaiveDate, entries: &[Entry], tier: Tier) -> Option<String> {
     let first = entries.first()?;
     let date = date.format("%Y-%m-%d");
     match tier {
@@ -219,7 +217,7 @@ pub fn render_day(date: NaiveDate, entries: &[Entry], tier: Tier) -> Option<Stri
 /// Cuts `text` to at most `cap` characters (at the last line break in the
 /// final fifth, when there is one) and appends [`TRUNCATED_MARKER`]. A zero
 /// cap on non-empty text yields the marker alone, as the reference does.
-pub fn cap_text(text: &str, cap: usize) -> String {
+pub(crate) fn cap_text(text: &str, cap: usize) -> String {
     if text.chars().count() <= cap {
         return text.to_owned();
     }
@@ -239,7 +237,7 @@ pub fn cap_text(text: &str, cap: usize) -> String {
 /// The history files to delete: dated names more than `keep_days` days
 /// older than `today` ("older than keep_days": a file exactly `keep_days`
 /// old is the last one kept). Names that are not dates are never selected.
-pub fn prune_selection<'a>(
+pub(crate) fn prune_selection<'a>(
     names: impl IntoIterator<Item = &'a str>,
     today: NaiveDate,
     keep_days: u32,

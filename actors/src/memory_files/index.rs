@@ -271,6 +271,20 @@ impl FtsIndex {
         tx.commit().await
     }
 
+    /// Searches for a user's query: its words' FTS5 expression, built as
+    /// every search of the memory files builds it, best first; a query with
+    /// no searchable word finds nothing.
+    pub async fn search_query(
+        &mut self,
+        query: &str,
+        limit: u32,
+    ) -> Result<Vec<FileHit>, sqlx::Error> {
+        match super::lemma::match_expression(query) {
+            Some(expr) => self.search(&expr, limit).await,
+            None => Ok(Vec::new()),
+        }
+    }
+
     /// Sections matching the FTS5 expression `expr` (built by
     /// [`super::lemma::match_expression`]), best first.
     pub async fn search(&mut self, expr: &str, limit: u32) -> Result<Vec<FileHit>, sqlx::Error> {

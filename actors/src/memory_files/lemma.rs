@@ -164,12 +164,12 @@ static BASE_OF: LazyLock<HashMap<&'static str, &'static str>> = LazyLock::new(||
 });
 
 /// The base word of an irregular form (`ran` → `run`), if it is one.
-pub fn base_form(word: &str) -> Option<&'static str> {
+pub(crate) fn base_form(word: &str) -> Option<&'static str> {
     BASE_OF.get(word).copied()
 }
 
 /// Lower-cased words of `text` (runs of Unicode letters and digits).
-pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
@@ -177,13 +177,13 @@ pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
 
 /// The `lemmas` column of a section: the base words of its irregular forms,
 /// each once.
-pub fn lemma_column(text: &str) -> String {
+pub(crate) fn lemma_column(text: &str) -> String {
     let bases: BTreeSet<&str> = words(text).filter_map(|w| base_form(&w)).collect();
     bases.into_iter().collect::<Vec<_>>().join(" ")
 }
 
 /// Most words a query may have.
-pub const MAX_QUERY_WORDS: usize = 32;
+pub(crate) const MAX_QUERY_WORDS: usize = 32;
 
 /// Turns free text into a safe FTS5 MATCH expression.
 ///
@@ -200,7 +200,7 @@ pub const MAX_QUERY_WORDS: usize = 32;
 ///   `"editor" ("does" OR "do")` is a syntax error.
 ///
 /// `None` when the text has no words.
-pub fn match_expression(query: &str) -> Option<String> {
+pub(crate) fn match_expression(query: &str) -> Option<String> {
     let terms: Vec<String> = query_words(query)
         .into_iter()
         .take(MAX_QUERY_WORDS)

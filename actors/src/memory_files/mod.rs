@@ -29,9 +29,9 @@ pub mod docs;
 mod error;
 pub mod files;
 mod handle;
-pub mod history;
+pub(crate) mod history;
 pub mod index;
-pub mod lemma;
+pub(crate) mod lemma;
 mod messages;
 
 pub use actor::MemoryFilesConfig;

@@ -29,21 +29,21 @@ use super::triggers::CompiledTriggers;
 use super::types::{CatalogEntry, SkillSource};
 
 /// The file that makes a directory a skill.
-pub const SKILL_FILE: &str = "SKILL.md";
+pub(crate) const SKILL_FILE: &str = "SKILL.md";
 /// Largest SKILL.md read, in bytes (a larger one is listed with an error).
-pub const MAX_SKILL_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_SKILL_BYTES: u64 = 1 << 20;
 
 /// Where to look.
 #[derive(Debug, Clone)]
-pub struct CatalogRoots {
+pub(crate) struct CatalogRoots {
     /// The data home's `skills/` (owned).
-    pub home: PathBuf,
+    pub(crate) home: PathBuf,
     /// `$KIROCREW_PROJECT_DIR/skills/`, when set.
-    pub project: Option<PathBuf>,
+    pub(crate) project: Option<PathBuf>,
     /// `skills.extra_paths`.
-    pub extra: Vec<PathBuf>,
+    pub(crate) extra: Vec<PathBuf>,
     /// Names of the bundled skills (their home copies list as `bundled`).
-    pub bundled: HashSet<String>,
+    pub(crate) bundled: HashSet<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -56,7 +56,7 @@ struct Cached {
 
 /// The catalog and its caches (owned by the skills actor).
 #[derive(Debug)]
-pub struct Catalog {
+pub(crate) struct Catalog {
     roots: CatalogRoots,
     ttl: Duration,
     entries: Arc<Vec<CatalogEntry>>,
@@ -68,7 +68,7 @@ pub struct Catalog {
 
 impl Catalog {
     /// An empty catalog; the first use discovers.
-    pub fn new(roots: CatalogRoots, ttl: Duration) -> Self {
+    pub(crate) fn new(roots: CatalogRoots, ttl: Duration) -> Self {
         Self {
             roots,
             ttl,
@@ -80,31 +80,26 @@ impl Catalog {
         }
     }
 
-    /// The roots.
-    pub fn roots(&self) -> &CatalogRoots {
-        &self.roots
-    }
-
     /// Forgets the discovered list (the parse cache stays: it is keyed by
     /// size and mtime).
-    pub fn invalidate(&mut self) {
+    pub(crate) fn invalidate(&mut self) {
         self.loaded_at = None;
     }
 
     /// Bumped on every rediscovery.
-    pub fn generation(&mut self) -> u64 {
+    pub(crate) fn generation(&mut self) -> u64 {
         self.ensure();
         self.generation
     }
 
     /// Every skill, rediscovered if the TTL ran out.
-    pub fn entries(&mut self) -> Arc<Vec<CatalogEntry>> {
+    pub(crate) fn entries(&mut self) -> Arc<Vec<CatalogEntry>> {
         self.ensure();
         Arc::clone(&self.entries)
     }
 
     /// One skill by name.
-    pub fn get(&mut self, name: &str) -> Option<CatalogEntry> {
+    pub(crate) fn get(&mut self, name: &str) -> Option<CatalogEntry> {
         self.ensure();
         self.by_name.get(name).map(|&i| self.entries[i].clone())
     }
@@ -220,7 +215,7 @@ fn read_meta(path: &Path, len: u64) -> SkillMeta {
 }
 
 /// Every skill under `root`: (name, SKILL.md path, reached through a link).
-pub fn discover(root: &Path, out: &mut Vec<(String, PathBuf, bool)>) {
+pub(crate) fn discover(root: &Path, out: &mut Vec<(String, PathBuf, bool)>) {
     let Ok(canonical_root) = root.canonicalize() else {
         return;
     };

@@ -26,7 +26,7 @@
 mod actor;
 mod budget;
 mod bundled;
-pub mod catalog;
+pub(crate) mod catalog;
 mod context;
 mod context_messages;
 mod crediting;
@@ -41,7 +41,7 @@ mod messages;
 mod names;
 mod search;
 pub mod store;
-pub mod triggers;
+pub(crate) mod triggers;
 mod types;
 
 pub use actor::SkillsConfig;

@@ -13,19 +13,19 @@
 use std::collections::HashSet;
 
 /// Longest description kept in a pointer line, in characters.
-pub const HINT_DESCRIPTION_CHARS: usize = 160;
+pub(crate) const HINT_DESCRIPTION_CHARS: usize = 160;
 /// The pointer block's header.
-pub const HINT_HEADER: &str = "[Relevant skills for this message]";
+pub(crate) const HINT_HEADER: &str = "[Relevant skills for this message]";
 
 /// A skill's triggers, tokenized.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CompiledTriggers {
+pub(crate) struct CompiledTriggers {
     positive: Vec<Vec<String>>,
     negative: Vec<Vec<String>>,
 }
 
 /// Lowercase words of `text` (runs of letters and digits).
-pub fn words(text: &str) -> HashSet<String> {
+pub(crate) fn words(text: &str) -> HashSet<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
@@ -41,7 +41,7 @@ fn word_list(text: &str) -> Vec<String> {
 
 impl CompiledTriggers {
     /// Tokenizes `triggers` (`!x` excludes; empty ones are dropped).
-    pub fn compile(triggers: &[String]) -> Self {
+    pub(crate) fn compile(triggers: &[String]) -> Self {
         let mut out = Self::default();
         for t in triggers {
             let t = t.trim();
@@ -58,13 +58,13 @@ impl CompiledTriggers {
     }
 
     /// Whether there is anything to match.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.positive.is_empty()
     }
 
     /// Positive triggers matched by `message_words`; 0 when a negative one
     /// matches.
-    pub fn score(&self, message_words: &HashSet<String>) -> usize {
+    pub(crate) fn score(&self, message_words: &HashSet<String>) -> usize {
         let hit = |t: &Vec<String>| t.iter().all(|w| message_words.contains(w));
         if self.negative.iter().any(hit) {
             return 0;
@@ -75,17 +75,17 @@ impl CompiledTriggers {
 
 /// One candidate for matching.
 #[derive(Debug, Clone, Copy)]
-pub struct Candidate<'a> {
+pub(crate) struct Candidate<'a> {
     /// The skill's key.
-    pub name: &'a str,
+    pub(crate) name: &'a str,
     /// `always: true` skills are skipped.
-    pub always: bool,
+    pub(crate) always: bool,
     /// Its compiled triggers.
-    pub triggers: &'a CompiledTriggers,
+    pub(crate) triggers: &'a CompiledTriggers,
 }
 
 /// The names of the best-scoring skills for `message`, at most `max`.
-pub fn match_triggers<'a>(
+pub(crate) fn match_triggers<'a>(
     candidates: impl IntoIterator<Item = Candidate<'a>>,
     message: &str,
     max: usize,
@@ -111,7 +111,7 @@ pub fn match_triggers<'a>(
 }
 
 /// `text` cut to `max` characters with an ellipsis.
-pub fn truncate_chars(text: &str, max: usize) -> String {
+pub(crate) fn truncate_chars(text: &str, max: usize) -> String {
     let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if one_line.chars().count() <= max {
         return one_line;
@@ -122,7 +122,7 @@ pub fn truncate_chars(text: &str, max: usize) -> String {
 
 /// The pointer line of a pointer-only (`inject_on_trigger: false`) match:
 /// name, truncated description, SKILL.md path and its directory.
-pub fn pointer_line(name: &str, description: Option<&str>, path: &str, dir: &str) -> String {
+pub(crate) fn pointer_line(name: &str, description: Option<&str>, path: &str, dir: &str) -> String {
     let desc = truncate_chars(description.unwrap_or(""), HINT_DESCRIPTION_CHARS);
     let desc = if desc.is_empty() {
         String::new()
@@ -133,7 +133,7 @@ pub fn pointer_line(name: &str, description: Option<&str>, path: &str, dir: &str
 }
 
 /// The `[Relevant skills for this message]` block, or "" with no lines.
-pub fn hint_block(lines: &[String]) -> String {
+pub(crate) fn hint_block(lines: &[String]) -> String {
     if lines.is_empty() {
         return String::new();
     }

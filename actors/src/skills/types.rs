@@ -45,7 +45,7 @@ pub struct CatalogEntry {
     /// The parsed frontmatter.
     pub meta: Arc<SkillMeta>,
     /// The triggers, tokenized once.
-    pub triggers: Arc<CompiledTriggers>,
+    pub(crate) triggers: Arc<CompiledTriggers>,
 }
 
 #[cfg(test)]
