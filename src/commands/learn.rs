@@ -94,6 +94,14 @@ fn print_lessons(lessons: &[Lesson], json: bool, out: &mut impl Write) -> Result
     Ok(())
 }
 
+/// The lesson `learn add` writes: the user's, with its negative and
+/// category (the store and lessons.jsonl take the same write).
+fn user_lesson(rule: String, negative: Option<String>, category: LessonCategory) -> LessonWrite {
+    LessonWrite::user(rule)
+        .with_negative(negative)
+        .with_category(category)
+}
+
 /// Runs a learn command on an open store, writing to `out` (standard
 /// output for the CLI; the operator console passes its own).
 pub(crate) async fn run_on_store(
@@ -107,9 +115,7 @@ pub(crate) async fn run_on_store(
             negative,
             category,
         } => {
-            let write = LessonWrite::user(rule)
-                .with_negative(negative)
-                .with_category(category);
+            let write = user_lesson(rule, negative, category);
             let outcome = store.write_lesson(write).await?;
             writeln!(out, "{}", serde_json::to_string(&outcome)?)?;
         }
@@ -129,9 +135,7 @@ fn run_on_file(file: &LessonFile, cmd: LearnCommand) -> anyhow::Result<ExitCode>
             negative,
             category,
         } => {
-            let write = LessonWrite::user(rule)
-                .with_negative(negative)
-                .with_category(category);
+            let write = user_lesson(rule, negative, category);
             let outcome = file.add(&write, &format_ts(system_clock().now()))?;
             println!("{}", serde_json::to_string(&outcome)?);
         }

@@ -263,10 +263,14 @@ mod tests {
         let all = summarize(samples.iter().filter(|s| s.surface == "claude_code"));
         assert_eq!(all["questions"], 3);
         assert!((all["evidence_in_context"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9);
-        assert_eq!(all["context_chars_p50"], 200.0);
+        let close = |v: &Value, want: f64| (v.as_f64().expect("a number") - want).abs() < 1e-9;
+        assert!(close(&all["context_chars_p50"], 200.0), "{all:?}");
         let cats = by_category(&samples, "claude_code");
         assert_eq!(cats["temporal"]["questions"], 2);
-        assert_eq!(cats["single-hop"]["evidence_in_context"], 1.0);
+        assert!(
+            close(&cats["single-hop"]["evidence_in_context"], 1.0),
+            "{cats:?}"
+        );
         assert_eq!(summarize([].iter())["questions"], 0);
     }
 }

@@ -115,7 +115,8 @@ mod stated_tests {
     fn a_stated_write_is_sure_only_when_the_user_states_it() {
         let w =
             SemanticWrite::stated("pref.editor".into(), Value::from("helix"), None, None).unwrap();
-        assert_eq!((w.source.as_str(), w.confidence), (USER_EXPLICIT, 1.0));
+        assert_eq!(w.source, USER_EXPLICIT);
+        assert!((w.confidence - 1.0).abs() < 1e-12);
         let w = SemanticWrite::stated("k".into(), Value::Null, Some(0.4), None).unwrap();
         assert!((w.confidence - 0.4).abs() < 1e-12);
         let e = SemanticWrite::stated("k".into(), Value::Null, None, Some("agent".into()));
