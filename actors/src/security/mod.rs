@@ -34,11 +34,13 @@
 //! `ngram/` (features, model file, trainer, `screen_model.bin`),
 //! `speech.rs`, `mention.rs`, `screen.rs` (the verdict), `similarity.rs` (+
 //! `exemplars.jsonl`), `redact.rs` (credentials), `exfil_urls.rs`,
-//! `inspect.rs` (all detectors over one stored text, for `security audit`).
+//! `inspect.rs` (all detectors over one stored text, for `security audit`),
+//! `lane.rs` (allow / quarantine / block from a verdict).
 
 mod decode;
 pub mod exfil_urls;
 pub mod inspect;
+pub mod lane;
 mod mention;
 pub mod ngram;
 pub mod normalize;
@@ -51,8 +53,9 @@ mod speech;
 
 pub use exfil_urls::redact_exfiltration_urls;
 pub use inspect::{inspect, Finding, FindingKind};
+pub use lane::Lane;
 pub use redact::{credential_kinds, redact, redact_credentials, SNIPPET_CHARS};
-pub use rules::rule::{Category, Rule};
+pub use rules::rule::{Category, Rule, Strength};
 pub use screen::{
     find_injection, find_injection_in_json, screen, screen_json, screen_parts, screen_parts_with,
     screen_rules, statistical_verdict, Layer, StatisticalPolicy, Verdict,

@@ -86,6 +86,10 @@ pub struct Verdict {
     /// [`ngram::CJK_THRESHOLD`]); not part of the reported verdict.
     #[serde(skip)]
     pub cjk: bool,
+    /// The blocking rule's strength (none for the statistical and
+    /// similarity layers); decides the lane (`lane.rs`).
+    #[serde(skip)]
+    pub strength: Option<Strength>,
 }
 
 impl Verdict {
@@ -100,6 +104,7 @@ impl Verdict {
             discussed,
             discussion,
             cjk: false,
+            strength: None,
         }
     }
 }
@@ -164,6 +169,7 @@ fn scan(
                     discussed: discussed.clone(),
                     discussion: !discussed.is_empty(),
                     cjk: false,
+                    strength: Some(rule.strength),
                 },
                 span: m.range(),
                 vetoable: rule.strength != Strength::Hard,
