@@ -31,10 +31,12 @@ use kirocrew_actors::security_log::SecurityLogHandle;
 use kirocrew_actors::sensitive_paths::SafeReader;
 use kirocrew_actors::skills::SkillLedgerHandle;
 use kirocrew_actors::transcripts::{TranscriptsConfig, TranscriptsHandle};
-use kirocrew_actors::vector_store::VectorStoreError;
+use kirocrew_actors::vector_store::{VectorStoreError, VectorStoreHandle};
 
 /// How often the daemon looks for rows still without a vector.
 const CATCH_UP_EVERY: Duration = Duration::from_secs(5);
+/// How often expired quarantine items are swept.
+const QUARANTINE_SWEEP_EVERY: Duration = Duration::from_secs(3_600);
 
 /// Script hooks running at once, at most; more wait their turn.
 const MAX_CONCURRENT_SCRIPTS: usize = 8;
@@ -149,7 +151,7 @@ impl AppState {
     /// catch-up sweep (rows written while the model was busy get their
     /// vectors soon after, not at the next restart); the chat model's
     /// download and load; the Markdown migration; the minute summaries of
-    /// auth failures.
+    /// auth failures; the quarantine's expiry sweep.
     pub fn spawn_background(&self) -> Background {
         Background {
             tasks: vec![
@@ -158,6 +160,10 @@ impl AppState {
                 actix_rt::spawn(self.chat_model.clone().boot()),
                 actix_rt::spawn(self.layers.migration.clone().boot()),
                 actix_rt::spawn(sum_up_auth_failures(self.auth_failures.clone())),
+                actix_rt::spawn(expire_quarantine(
+                    self.store.clone(),
+                    self.settings.security.quarantine_days,
+                )),
             ],
         }
     }
@@ -185,6 +191,21 @@ async fn sum_up_auth_failures(failures: AuthFailures) {
     loop {
         ticks.tick().await;
         failures.flush_ended();
+    }
+}
+
+/// Drops quarantined writes older than `days` (each audited), at start and
+/// every [`QUARANTINE_SWEEP_EVERY`]; a failed sweep is logged and retried
+/// at the next tick.
+async fn expire_quarantine(store: VectorStoreHandle, days: u32) {
+    let mut ticks = tokio::time::interval(QUARANTINE_SWEEP_EVERY);
+    loop {
+        ticks.tick().await;
+        match store.expire_quarantine(days).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(expired = n, days, "quarantined writes expired"),
+            Err(e) => tracing::warn!(error = %e, "quarantine expiry failed"),
+        }
     }
 }
 

@@ -105,6 +105,12 @@ pub enum MemoryCommand {
         /// The key.
         key: String,
     },
+    /// Writes the screen held for review: list, release or drop them.
+    Quarantine {
+        /// What to do.
+        #[command(subcommand)]
+        action: super::quarantine::QuarantineCommand,
+    },
 }
 
 /// `--mode` of `memory search --episodic`.
@@ -227,6 +233,9 @@ pub(crate) async fn execute(
             source,
         } => commands::set(store, key, value, confidence, source, out).await,
         MemoryCommand::Delete { key } => commands::delete(store, &key, out).await,
+        MemoryCommand::Quarantine { action } => {
+            super::quarantine::execute(store, action, out).await
+        }
         MemoryCommand::Migrate { .. } => Err(super::CommandError::Usage(
             "memory migrate runs from the command line only".into(),
         )),

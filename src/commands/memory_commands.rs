@@ -22,6 +22,10 @@ use kirocrew_actors::vector_store::{
 /// of a large store is well past the guarded reader's default bound).
 const MAX_IMPORT_BYTES: u64 = 256 * 1024 * 1024;
 
+/// Exit status of a write held in the quarantine (as `security screen`'s
+/// quarantine verdict).
+const QUARANTINED_EXIT: u8 = 4;
+
 /// `memory list`: semantic entries, newest first.
 pub(crate) async fn list(
     store: &VectorStoreHandle,
@@ -195,7 +199,17 @@ pub(crate) async fn set(
             VectorStoreError::InvalidConfidence(why) => CommandError::Usage(format!("--{why}")),
             other => other.into(),
         })?;
-    let (outcome, entry) = store.write_semantic(write).await?;
+    let (outcome, entry) = match store.write_semantic(write).await {
+        Err(VectorStoreError::Quarantined { id, rule, .. }) => {
+            writeln!(
+                out,
+                "quarantined: held for review as item {id} (rule {rule}); \
+                 `kirocrew memory quarantine release {id}` stores it"
+            )?;
+            return Ok(ExitCode::from(QUARANTINED_EXIT));
+        }
+        written => written?,
+    };
     writeln!(out, "{}: {}", serde_json::to_value(outcome)?, entry.key)?;
     Ok(ExitCode::SUCCESS)
 }

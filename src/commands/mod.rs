@@ -12,6 +12,7 @@ pub mod error;
 pub mod hooks;
 pub mod learn;
 pub mod memory;
+pub mod quarantine;
 pub mod skills;
 
 pub use error::{CommandError, CommandResult};

@@ -180,6 +180,9 @@ pub struct SecuritySettings {
     pub log_max_bytes: u64,
     /// Rotated security logs kept (`.1` … `.N`).
     pub log_keep: u32,
+    /// Days a quarantined write is kept for review before it expires
+    /// (issue 41; an audit event each).
+    pub quarantine_days: u32,
 }
 
 /// `server.*`
@@ -423,6 +426,9 @@ impl Settings {
         }
         if self.security.log_keep > 100 {
             return bad("security.log_keep", "must be at most 100".into());
+        }
+        if !(1..=3650).contains(&self.security.quarantine_days) {
+            return bad("security.quarantine_days", "must be 1-3650".into());
         }
         let c = &self.channels;
         if !(1..=MAX_OBSERVE_MESSAGES).contains(&c.observe_max_messages) {

@@ -102,6 +102,22 @@ pub enum ApiError {
         /// What went wrong, for the log only.
         cause: String,
     },
+    /// 202, not a failure: the write was flagged on uncertain evidence and
+    /// is held in the quarantine for a person to release or drop (issue
+    /// 41). The body is `{"outcome": "quarantined", "id", "rule",
+    /// "category", "message"}`; it is an `ApiError` so every writer route
+    /// answers it from the store's error without a second path.
+    #[error("{message}")]
+    Quarantined {
+        /// The quarantine item's id.
+        id: i64,
+        /// The rule (or layer) that flagged it.
+        rule: &'static str,
+        /// The rule's attack category, when it has one.
+        category: Option<&'static str>,
+        /// Human-readable detail.
+        message: String,
+    },
     /// 500: our fault. The cause is logged, never answered.
     #[error("{cause}")]
     Internal {
@@ -129,6 +145,7 @@ impl ApiError {
             ApiError::PayloadTooLarge(_) => "payload_too_large",
             ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
             ApiError::Gone(_) => "gone",
+            ApiError::Quarantined { .. } => "quarantined",
         }
     }
 
@@ -223,6 +240,7 @@ impl ResponseError for ApiError {
             ApiError::Validation { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Quarantined { .. } => StatusCode::ACCEPTED,
         }
     }
 
@@ -236,6 +254,21 @@ impl ResponseError for ApiError {
                 cause = %self,
                 "request failed"
             );
+        }
+        if let ApiError::Quarantined {
+            id,
+            rule,
+            category,
+            message,
+        } = self
+        {
+            return HttpResponse::Accepted().json(json!({
+                "outcome": "quarantined",
+                "id": id,
+                "rule": rule,
+                "category": category,
+                "message": message,
+            }));
         }
         let mut response = HttpResponse::build(status);
         match self {
@@ -275,6 +308,16 @@ impl From<VectorStoreError> for ApiError {
             VectorStoreError::InjectionDetected { .. } => {
                 ApiError::validation("injection_detected", message)
             }
+            VectorStoreError::Quarantined { id, rule, category } => ApiError::Quarantined {
+                id,
+                rule,
+                category,
+                message,
+            },
+            VectorStoreError::QuarantineNotFound(_) => ApiError::NotFound {
+                code: "quarantine_not_found",
+                message,
+            },
             VectorStoreError::ConflictSkipped { .. } => ApiError::Conflict {
                 code: "conflict_skip",
                 message,

@@ -3,9 +3,13 @@
 //! - `GET /api/memory/episodic?offset=&limit=` → `{"entries", "total", "offset", "limit"}`
 //! - `GET /api/memory/episodic/search?q=&limit=&mode=&mmr=&gate=` → `{"results":
 //!   [{id, text, tags, importance, created_at, score, cosine, decay, passed_gate}]}`
-//!   (the full ranked set with each result's score parts)
+//!   (the full ranked set with each result's score parts), and
+//!   `"quarantined": [...]`: held writes sharing words with `q`, marked,
+//!   never ranked as results
 //! - `POST /api/memory/episodic` `{text, tags?, importance?}` → 201 `{"id"}`;
-//!   422 `invalid_text` / `injection_detected`, 409 `duplicate_memory`
+//!   422 `invalid_text` / `injection_detected`, 409 `duplicate_memory`, 202
+//!   `{"outcome": "quarantined", "id", "rule", "category"}` when the screen
+//!   held it for review
 //! - `DELETE /api/memory/episodic/{id}` → tombstone
 //! - `POST /api/memory/episodic/{id}/restore` → 200 `{"restored": id}`: clears
 //!   a tombstone (delete, retirement, merge); 404 `not_found` when the id is
@@ -71,8 +75,9 @@ async fn search(
     query.mode = q.mode.unwrap_or_default();
     query.mmr = q.mmr.unwrap_or(true);
     query.relevance_filter = q.gate.unwrap_or(false);
+    let held = super::memory_quarantine::held_matching(&state, &query.text, "episodic").await?;
     let results = state.store.search_episodic(query).await?;
-    Ok(HttpResponse::Ok().json(json!({ "results": results })))
+    Ok(HttpResponse::Ok().json(json!({ "results": results, "quarantined": held })))
 }
 
 #[derive(Debug, Deserialize)]

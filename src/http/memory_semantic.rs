@@ -2,11 +2,13 @@
 //!
 //! - `GET /api/memory/semantic?q=&limit=&prefix=` → `{"entries": [...]}`
 //!   (newest first; with `q`, only matching entries, best first, each with a
-//!   `score`)
+//!   `score`, and `"quarantined": [...]`: held writes sharing words with `q`,
+//!   marked, never ranked as results)
 //! - `PUT /api/memory/semantic` `{key, value, confidence?, source?}` → 200
 //!   `{"outcome": "created"|"updated", "entry": {...}}`, 409 `conflict_skip`
 //!   when the stored row wins the conflict ladder, 422 on validation or
-//!   injection screening
+//!   a blocked injection, 202 `{"outcome": "quarantined", "id", "rule",
+//!   "category"}` when the screen held it for review
 //! - `GET /api/memory/semantic/{key}` → the entry
 //! - `DELETE /api/memory/semantic/{key}` → 200 `{"deleted": key}` (tombstone)
 //! - `GET /api/memory/context-preview?q=&cap=` → the `[Semantic Memory]` and
@@ -58,7 +60,8 @@ async fn list(
             if let Some(prefix) = &query.prefix {
                 found.retain(|s| s.entry.key.starts_with(prefix.as_str()));
             }
-            Ok(HttpResponse::Ok().json(json!({ "entries": found })))
+            let held = super::memory_quarantine::held_matching(&state, q, "semantic").await?;
+            Ok(HttpResponse::Ok().json(json!({ "entries": found, "quarantined": held })))
         }
         None => {
             let entries = state.store.list_semantic(query.prefix, limit).await?;

@@ -21,6 +21,7 @@ pub mod memory_embeddings;
 pub mod memory_episodic;
 pub mod memory_events;
 pub mod memory_files;
+pub mod memory_quarantine;
 pub mod memory_semantic;
 pub mod memory_stats;
 pub mod memory_transfer;
@@ -46,6 +47,7 @@ pub fn config_api(cfg: &mut web::ServiceConfig, settings: &Settings) {
     memory_transfer::config_import(cfg, settings.server.import_limit_bytes);
     memory_embeddings::config_embeddings(cfg);
     memory_episodic::config_episodic(cfg);
+    memory_quarantine::config_quarantine(cfg);
     lessons::config_lessons(cfg);
     memory_files::config_memory_files(cfg);
     skills::config_skills(cfg);

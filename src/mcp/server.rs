@@ -104,6 +104,23 @@ fn tool_error(code: &str, message: String) -> CallToolResult {
 
 impl From<ApiError> for CallToolResult {
     fn from(err: ApiError) -> Self {
+        // Held for review is an outcome, not a failure: the agent should
+        // not retry it, and it is told the text is out of its prompts.
+        if let ApiError::Quarantined {
+            id,
+            rule,
+            category,
+            message,
+        } = &err
+        {
+            return CallToolResult::structured(json!({
+                "outcome": "quarantined",
+                "id": id,
+                "rule": rule,
+                "category": category,
+                "message": format!("{message}; it stays out of every prompt until a person releases it"),
+            }));
+        }
         let message = err.public_message(None);
         if err.is_server_error() {
             tracing::error!(code = err.code(), error = %crate::error::cause_chain(&err), "MCP tool failed");

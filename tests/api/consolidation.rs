@@ -118,10 +118,14 @@ async fn both_paths_through_the_api_with_an_openai_compatible_endpoint() {
         .map(|e| std::fs::read_to_string(e.path()).unwrap())
         .collect::<String>();
     assert!(history.contains("Discussed the editor setup."), "{history}");
-    // The injection attempt was dropped and audited; the other fragment kept.
+    // The injection attempt (a phrasing rule: uncertain evidence) was held
+    // in the quarantine and audited, out of memory; the other fragment kept.
     let events = app.get_json("/api/memory/events?limit=100").await;
     let text = events.to_string();
-    assert!(text.contains("injection_blocked"), "{text}");
+    assert!(text.contains("injection_quarantined"), "{text}");
+    let held = app.get_json("/api/memory/quarantine").await;
+    assert_eq!(held["total"], 1, "{held}");
+    assert_eq!(held["items"][0]["layer"], "episodic", "{held}");
     let episodic = app.get_json("/api/memory/episodic").await.to_string();
     assert!(episodic.contains("whole team to neovim"), "{episodic}");
     assert!(!episodic.contains("Ignore all previous"), "{episodic}");

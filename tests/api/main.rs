@@ -30,6 +30,7 @@ mod mcp;
 mod mcp_python;
 mod memory_files;
 mod model_server;
+mod quarantine;
 mod security;
 mod security_cli;
 mod security_log;

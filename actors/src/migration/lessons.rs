@@ -12,7 +12,6 @@
 //! replacement that would lose to a user_explicit lesson, counts as skipped.
 
 use crate::lessons_file::FileLesson;
-use crate::security::screen::find_injection;
 use crate::vector_store::lessons::{lesson_key, LessonWrite};
 use crate::vector_store::{KeyState, VectorStoreError, VectorStoreHandle};
 
@@ -24,15 +23,8 @@ pub(super) async fn migrate_lesson(
     lesson: &FileLesson,
 ) -> Result<(String, Outcome), VectorStoreError> {
     let key = lesson_key(&lesson.rule);
-    let text = format!(
-        "{} {}",
-        lesson.rule,
-        lesson.negative.as_deref().unwrap_or("")
-    );
-    if let Some(pattern) = find_injection(&text) {
-        let reason = format!("rejected by injection screening (pattern: {pattern})");
-        return Ok((key, Outcome::Rejected(reason)));
-    }
+    // Screening is the store's: a flagged lesson is refused or held in
+    // the quarantine there, like every other writer's (issue 41).
     // Active: kept; tombstoned: the user removed it since an earlier run.
     if store.key_state(&key).await? != KeyState::Absent {
         return Ok((key, Outcome::Skipped));

@@ -7,7 +7,6 @@ use serde_json::Value;
 
 use crate::memory_files::history::parse_file_name;
 use crate::memory_files::{HISTORY_DIR, PREFERENCES_FILE, PROJECTS_FILE};
-use crate::security::screen::{find_injection, find_injection_in_json};
 use crate::vector_store::episodic::EpisodicWrite;
 use crate::vector_store::{
     KeyState, RecordEvent, SemanticWrite, VectorStoreError, VectorStoreHandle,
@@ -63,11 +62,6 @@ async fn write_key(
     value: Value,
     confidence: f64,
 ) -> Result<Outcome, VectorStoreError> {
-    if let Some(pattern) = find_injection_in_json(&value) {
-        return Ok(Outcome::Rejected(format!(
-            "rejected by injection screening (pattern: {pattern})"
-        )));
-    }
     // An active key is kept as is; a tombstoned one was deleted since an
     // earlier run and stays deleted.
     if store.key_state(key).await? != KeyState::Absent {
@@ -95,11 +89,6 @@ async fn write_fragment(
     tags: &[&str],
     created_at: Option<chrono::DateTime<chrono::Utc>>,
 ) -> Result<Outcome, VectorStoreError> {
-    if let Some(pattern) = find_injection(&text) {
-        return Ok(Outcome::Rejected(format!(
-            "rejected by injection screening (pattern: {pattern})"
-        )));
-    }
     // Stored by an earlier run (and maybe deleted or evicted since).
     if store.episodic_text_seen(&text).await? {
         return Ok(Outcome::Skipped);

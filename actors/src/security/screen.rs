@@ -122,9 +122,15 @@ struct Hit {
     /// [`StatisticalPolicy::veto`]): soft, structural and forgery rules,
     /// not hard ones.
     vetoable: bool,
+    /// The rule's index in the table (a later scan resumes after it).
+    rule_index: usize,
 }
 
 /// Runs the rules over one view; `guard` applies the discussion guard.
+/// The strongest evidence wins: a phrasing (soft) match is kept only if
+/// no hard, forgery or structural rule also matches, because those decide
+/// the block lane (`lane.rs`) and an order to leak wrapped in "ignore
+/// previous instructions" must not ride the softer verdict.
 fn scan(
     table: &'static Table,
     view: &str,
@@ -132,8 +138,50 @@ fn scan(
     guard: bool,
     discussed: &mut Vec<&'static str>,
 ) -> Option<Hit> {
+    let first = scan_from(table, view, layer, guard, discussed, 0)?;
+    if first.verdict.strength != Some(Strength::Soft) {
+        return Some(first);
+    }
+    let mut later = discussed.clone();
+    let next = first.rule_index + 1;
+    match scan_strong(table, view, layer, guard, &mut later, next) {
+        Some(strong) => {
+            *discussed = later;
+            Some(strong)
+        }
+        None => Some(first),
+    }
+}
+
+/// The first non-soft match among rules from `from` on.
+fn scan_strong(
+    table: &'static Table,
+    view: &str,
+    layer: Layer,
+    guard: bool,
+    discussed: &mut Vec<&'static str>,
+    mut from: usize,
+) -> Option<Hit> {
+    while let Some(hit) = scan_from(table, view, layer, guard, discussed, from) {
+        if hit.verdict.strength != Some(Strength::Soft) {
+            return Some(hit);
+        }
+        from = hit.rule_index + 1;
+    }
+    None
+}
+
+/// The first match of the rules from index `from` on.
+fn scan_from(
+    table: &'static Table,
+    view: &str,
+    layer: Layer,
+    guard: bool,
+    discussed: &mut Vec<&'static str>,
+    from: usize,
+) -> Option<Hit> {
     let candidates = table.prefilter.candidates(view);
-    for (idx, (rule, re)) in table.rules.iter().zip(&table.each).enumerate() {
+    for (idx, (rule, re)) in table.rules.iter().zip(&table.each).enumerate().skip(from) {
         if !candidates[idx] {
             continue;
         }
@@ -173,6 +221,7 @@ fn scan(
                 },
                 span: m.range(),
                 vetoable: rule.strength != Strength::Hard,
+                rule_index: idx,
             });
         }
     }

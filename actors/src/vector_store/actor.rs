@@ -101,6 +101,7 @@ impl VectorStore {
                 .filter(|bank| current.as_deref() == Some(bank.signature.as_str())),
             policy: SimilarityPolicy::of(&self.thresholds()),
             log: self.security_log.clone(),
+            released: false,
         }
     }
 

@@ -53,7 +53,11 @@ pub(super) struct NewEvent<'a> {
 
 /// Event types that record a write the store refused. They are bounded
 /// apart from the others (see [`record_event`]).
-pub(crate) const REFUSALS: &[&str] = &["injection_blocked", "conflict_skip"];
+pub(crate) const REFUSALS: &[&str] = &[
+    "injection_blocked",
+    "injection_quarantined",
+    "conflict_skip",
+];
 
 /// Whether `event_type` records a refused write.
 pub(crate) fn is_refusal(event_type: &str) -> bool {

@@ -51,6 +51,21 @@ pub enum VectorStoreError {
         /// The name of the matching pattern.
         pattern: &'static str,
     },
+    /// The screen flagged the write on uncertain evidence: it is held in
+    /// the quarantine for a human to release or drop, and kept out of every
+    /// prompt meanwhile (`vector_store/quarantine`).
+    #[error("held in quarantine for review (item {id}, rule: {rule})")]
+    Quarantined {
+        /// The quarantine item's id.
+        id: i64,
+        /// The rule (or layer) that flagged it.
+        rule: &'static str,
+        /// The rule's attack category, when it has one.
+        category: Option<&'static str>,
+    },
+    /// No quarantine item with this id.
+    #[error("no quarantine item with id {0}")]
+    QuarantineNotFound(i64),
     /// The existing row won the conflict ladder; nothing was changed.
     #[error("write to {key:?} skipped: {reason}")]
     ConflictSkipped {
@@ -168,6 +183,8 @@ impl VectorStoreError {
             | VectorStoreError::BelowConfidenceThreshold { .. }
             | VectorStoreError::InvalidSource(_)
             | VectorStoreError::InjectionDetected { .. }
+            | VectorStoreError::Quarantined { .. }
+            | VectorStoreError::QuarantineNotFound(_)
             | VectorStoreError::ConflictSkipped { .. }
             | VectorStoreError::NotFound(_)
             | VectorStoreError::UserOwned(_)

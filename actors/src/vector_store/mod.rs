@@ -42,6 +42,7 @@ mod handle;
 pub(crate) mod keyword;
 pub mod lessons;
 mod messages;
+pub mod quarantine;
 mod refusal;
 mod screening;
 mod semantic;
@@ -54,6 +55,7 @@ mod transfer;
 pub use audit::{MemoryEvent, RecordEvent};
 pub use error::VectorStoreError;
 pub use handle::VectorStoreHandle;
+pub use quarantine::{QuarantineItem, Released};
 pub use semantic::{
     normalize_prefix, render_semantic_block, Fact, IfAbsentOutcome, KeyState, LabelledLine,
     LessonIndex, LessonRule, ScoredEntry, SemanticEntry, SemanticWrite, WriteOutcome, AGENT,

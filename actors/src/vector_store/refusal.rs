@@ -6,6 +6,10 @@
 //! [`VectorStoreError::InjectionDetected`] answer naming the rule
 //! (`similarity` for a similarity block).
 //!
+//! [`enforce`] is the one three-way rule every writer applies to its
+//! verdict (issue 41): allowed writes go on, blocked ones are refused here,
+//! quarantined ones are held (`quarantine/hold.rs`).
+//!
 //! The security event is sent without waiting (`record_later`): the store
 //! does not slow down on the log, and a log failure is the log's to report.
 
@@ -14,7 +18,10 @@ use sqlx::sqlite::SqlitePool;
 
 use super::audit::{record_event, NewEvent};
 use super::error::VectorStoreError;
+use super::quarantine::hold::hold;
+use super::quarantine::types::Held;
 use super::screening::Screening;
+use crate::security::lane::Lane;
 use crate::security::redact::redact;
 use crate::security::screen::Verdict;
 use crate::security_log::SecurityEvent;
@@ -35,9 +42,35 @@ pub(crate) struct Blocked<'a> {
     pub text: &'a str,
 }
 
+/// Applies `verdict` to a write: `Ok` when it may be stored (allowed, or
+/// released by a human: [`Screening::released`]); otherwise the block is
+/// audited and refused, or the write (`held`, built only then) is kept in
+/// the quarantine, and the writer answers with the error returned.
+pub(crate) async fn enforce(
+    pool: &SqlitePool,
+    verdict: &Verdict,
+    blocked: Blocked<'_>,
+    held: impl FnOnce() -> Held,
+    screening: &Screening,
+    now: &str,
+    max_events: u32,
+) -> Result<(), VectorStoreError> {
+    if screening.released {
+        return Ok(());
+    }
+    match verdict.lane() {
+        Lane::Allow => Ok(()),
+        Lane::Block => Err(refuse(pool, verdict, blocked, screening, now, max_events).await),
+        Lane::Quarantine => {
+            let (held, text) = (held(), blocked.text);
+            Err(hold(pool, verdict, held, text, screening, now, max_events).await)
+        }
+    }
+}
+
 /// Audits and reports the block; returns the error the writer answers
 /// (or the audit's own failure).
-pub(crate) async fn refuse(
+async fn refuse(
     pool: &SqlitePool,
     verdict: &Verdict,
     blocked: Blocked<'_>,

@@ -38,6 +38,9 @@ pub(crate) struct Screening {
     pub policy: SimilarityPolicy,
     /// Where a block is also recorded as a security event, if attached.
     pub log: Option<SecurityLogHandle>,
+    /// A human released this write from the quarantine: the verdict is
+    /// set aside (`refusal::enforce`), everything else still applies.
+    pub released: bool,
 }
 
 impl Screening {

@@ -26,6 +26,7 @@ mod audit;
 mod concurrency;
 mod ladder;
 mod lifecycle;
+mod quarantine;
 mod search;
 mod transfer;
 mod validation;

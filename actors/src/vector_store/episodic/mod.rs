@@ -28,7 +28,7 @@ pub(super) mod mirror;
 pub(super) mod rank;
 mod search;
 pub(super) mod types;
-mod write;
+pub(super) mod write;
 
 pub use index::{index_path, IndexState, ANN_MIN_ROWS};
 pub use types::{

@@ -23,13 +23,14 @@ use crate::control_chars::check_text;
 use crate::security::screen::screen;
 use crate::vector_store::audit::{record_event, NewEvent};
 use crate::vector_store::error::VectorStoreError;
-use crate::vector_store::refusal::{refuse, Blocked};
+use crate::vector_store::quarantine::types::Held;
+use crate::vector_store::refusal::{enforce, Blocked};
 use crate::vector_store::screening::Screening;
 use crate::vector_store::space::types::CommitVector;
 
 /// The store's bounds a write honours.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Limits {
+pub(crate) struct Limits {
     /// Active fragments kept.
     pub max: u64,
     /// Audit events kept.
@@ -113,7 +114,7 @@ pub(super) fn validate_text(text: &str) -> Result<String, VectorStoreError> {
 /// Stores one fragment. `vector` is its vector with the signature of the
 /// current space (none when it has none, or one of a superseded space); it
 /// is stored with the row and feeds the similarity screen.
-pub(super) async fn store(
+pub(crate) async fn store(
     pool: &SqlitePool,
     write: EpisodicWrite,
     vector: Option<(CommitVector, String)>,
@@ -138,7 +139,15 @@ pub(super) async fn store(
             source: &write.source,
             text: &text,
         };
-        return Err(refuse(pool, &verdict, blocked, screening, now, max_events).await);
+        let held = || Held::Episodic {
+            text: text.clone(),
+            tags: write.tags.clone(),
+            importance: write.importance,
+            source: write.source.clone(),
+            created_at: write.created_at,
+            preserve: write.preserve,
+        };
+        enforce(pool, &verdict, blocked, held, screening, now, max_events).await?;
     }
     let hash = content_hash(&text);
     let mut importance = if write.importance.is_finite() {

@@ -24,7 +24,8 @@ use crate::security::screen::screen_json;
 use crate::vector_store::audit::{record_event, NewEvent};
 use crate::vector_store::episodic::db::{rows_containing, tombstone};
 use crate::vector_store::error::VectorStoreError;
-use crate::vector_store::refusal::{refuse, Blocked};
+use crate::vector_store::quarantine::types::Held;
+use crate::vector_store::refusal::{enforce, Blocked};
 use crate::vector_store::screening::Screening;
 use crate::vector_store::settings::StoreSettings;
 use crate::vector_store::space::db::store_semantic_vector;
@@ -80,8 +81,14 @@ async fn admit(
             source: &write.source,
             text: &text,
         };
+        let held = || Held::Semantic {
+            key: write.key.clone(),
+            value: write.value.clone(),
+            confidence: write.confidence,
+            source: write.source.clone(),
+        };
         let max_events = settings.max_events;
-        return Err(refuse(pool, &verdict, blocked, screening, now, max_events).await);
+        enforce(pool, &verdict, blocked, held, screening, now, max_events).await?;
     }
     Ok(value_json)
 }

@@ -184,7 +184,10 @@ pub struct ImportReport {
     pub skipped: usize,
     /// Entries refused by validation or screening.
     pub rejected: usize,
-    /// One line per skipped or rejected entry.
+    /// Entries the screen held in the quarantine for review (issue 41):
+    /// stored there, not lost, out of every prompt until released.
+    pub quarantined: usize,
+    /// One line per skipped, rejected or quarantined entry.
     pub details: Vec<ImportItem>,
 }
 
@@ -197,6 +200,21 @@ impl ImportReport {
             outcome: "skipped",
             reason: reason.into(),
         });
+    }
+
+    /// Records an entry the store refused: held in the quarantine, or
+    /// rejected.
+    pub fn refused(&mut self, key: String, err: &super::super::VectorStoreError) {
+        if matches!(err, super::super::VectorStoreError::Quarantined { .. }) {
+            self.quarantined += 1;
+            self.details.push(ImportItem {
+                key,
+                outcome: "quarantined",
+                reason: err.to_string(),
+            });
+        } else {
+            self.reject(key, err.to_string());
+        }
     }
 
     /// Records a rejected entry.

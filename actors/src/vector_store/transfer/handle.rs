@@ -101,7 +101,7 @@ impl VectorStoreHandle {
             match self.import_lesson(entry, category).await {
                 Ok(None) => report.imported += 1,
                 Ok(Some(reason)) => report.skip(label, reason),
-                Err(e) if e.is_rejection() => report.reject(label, e.to_string()),
+                Err(e) if e.is_rejection() => report.refused(label, &e),
                 Err(e) => return Err(e),
             }
             return Ok(());
@@ -115,7 +115,7 @@ impl VectorStoreHandle {
         match self.set_semantic_if_absent(write).await {
             Ok(IfAbsentOutcome::Inserted(_)) => report.imported += 1,
             Ok(IfAbsentOutcome::Exists) => report.skip(label, "key already exists"),
-            Err(e) if e.is_rejection() => report.reject(label, e.to_string()),
+            Err(e) if e.is_rejection() => report.refused(label, &e),
             Err(e) => return Err(e),
         }
         Ok(())
@@ -189,7 +189,7 @@ impl VectorStoreHandle {
         match self.write_episodic(write).await {
             Ok(_) => report.imported += 1,
             Err(VectorStoreError::DuplicateEpisode { .. }) => report.skip(label, "already stored"),
-            Err(e) if e.is_rejection() => report.reject(label, e.to_string()),
+            Err(e) if e.is_rejection() => report.refused(label, &e),
             Err(e) => return Err(e),
         }
         Ok(())

@@ -1,0 +1,98 @@
+//! `kirocrew memory quarantine list|release|drop` (issue 41), for the CLI
+//! and the operator console alike: the writes the screen held for review.
+//! Both faces are people's, so both may release and drop; the agent's
+//! surfaces (MCP, hooks) have no such command.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Subcommand;
+
+use super::CommandResult;
+use kirocrew_actors::vector_store::{QuarantineItem, VectorStoreHandle};
+
+/// Who the audit trail names for a release or drop from these faces.
+const REVIEWER: &str = "cli";
+
+/// Characters of an item's text shown in the list.
+const PREVIEW_CHARS: usize = 160;
+
+/// `kirocrew memory quarantine …`
+#[derive(Debug, Subcommand)]
+pub enum QuarantineCommand {
+    /// List held writes, newest first.
+    List {
+        /// At most N items.
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Store a held write after all (its writer's rules still apply).
+    Release {
+        /// The item id (from `list`).
+        id: i64,
+    },
+    /// Delete a held write for good.
+    Drop {
+        /// The item id (from `list`).
+        id: i64,
+    },
+}
+
+/// Runs one quarantine command against an open store.
+pub(crate) async fn execute(
+    store: &VectorStoreHandle,
+    cmd: QuarantineCommand,
+    out: &mut impl Write,
+) -> CommandResult {
+    match cmd {
+        QuarantineCommand::List { limit, json } => {
+            let (items, total) = store.list_quarantine(limit).await?;
+            if json {
+                let doc = serde_json::json!({ "items": items, "total": total });
+                writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+            } else if items.is_empty() {
+                writeln!(out, "(quarantine empty)")?;
+            } else {
+                for item in &items {
+                    print_item(out, item)?;
+                }
+                writeln!(out, "{} of {total} held", items.len())?;
+            }
+        }
+        QuarantineCommand::Release { id } => {
+            let released = store.release_quarantined(id, REVIEWER).await?;
+            let what = match (&released.key, released.episode_id) {
+                (Some(key), _) => format!("semantic {key}"),
+                (None, Some(episode)) => format!("episodic fragment {episode}"),
+                (None, None) => released.layer.clone(),
+            };
+            writeln!(out, "released: item {id} stored as {what}")?;
+        }
+        QuarantineCommand::Drop { id } => {
+            store.drop_quarantined(id, REVIEWER).await?;
+            writeln!(out, "dropped: item {id}")?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_item(out: &mut impl Write, item: &QuarantineItem) -> std::io::Result<()> {
+    let mut text: String = item.text.chars().take(PREVIEW_CHARS).collect();
+    if item.text.chars().count() > PREVIEW_CHARS {
+        text.push('…');
+    }
+    let text = text.replace('\n', " ");
+    let key = item
+        .key
+        .as_deref()
+        .map(|k| format!(" {k}"))
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "#{} {}{key} [{}] {} from {}: {text}",
+        item.id, item.layer, item.rule, item.created_at, item.source
+    )
+}
