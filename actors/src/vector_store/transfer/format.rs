@@ -204,8 +204,8 @@ impl ImportReport {
 
     /// Records an entry the store refused: held in the quarantine, or
     /// rejected.
-    pub fn refused(&mut self, key: String, err: &super::super::VectorStoreError) {
-        if matches!(err, super::super::VectorStoreError::Quarantined { .. }) {
+    pub fn refused(&mut self, key: String, err: &VectorStoreError) {
+        if matches!(err, VectorStoreError::Quarantined { .. }) {
             self.quarantined += 1;
             self.details.push(ImportItem {
                 key,
