@@ -6,11 +6,21 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use kirocrew_actors::hooks::{
-    interpret, parse_hooks_json, run_script, Permission, ScriptRun, TimeoutPolicy,
+    interpret, parse_hooks_json, run_script, Permission, SandboxMode, ScriptRun, TimeoutPolicy,
 };
 use serde_json::Value;
 
 mod common;
+
+/// A run whose hook writes a file the test reads (a sandboxed hook can
+/// write only its own scratch directory; `hook_sandbox.rs` tests the
+/// sandbox, and the group kill under it).
+fn unsandboxed(command: &str, timeout_ms: u64) -> ScriptRun {
+    ScriptRun {
+        sandbox: SandboxMode::Off,
+        ..run(command, timeout_ms)
+    }
+}
 
 fn run(command: &str, timeout_ms: u64) -> ScriptRun {
     ScriptRun {
@@ -21,6 +31,7 @@ fn run(command: &str, timeout_ms: u64) -> ScriptRun {
         timeout: Duration::from_millis(timeout_ms),
         max_output: 4096,
         env: vec![("TOOL_NAME".into(), "Bash".into())],
+        ..ScriptRun::default()
     }
 }
 
@@ -64,7 +75,7 @@ async fn a_hanging_hook_is_killed_with_its_group_at_the_time_limit() {
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("pid");
     let command = format!("sleep 60 & echo $! > {}; wait", pid_file.display());
-    let outcome = run_script(run(&command, 500)).await;
+    let outcome = run_script(unsandboxed(&command, 500)).await;
     assert!(outcome.timed_out, "{outcome:?}");
     assert_eq!(outcome.exit_code, None);
     assert!(outcome.duration_ms < 10_000, "{}", outcome.duration_ms);
@@ -113,7 +124,7 @@ async fn a_child_that_left_the_group_does_not_outlive_the_hook() {
             pid_file.display(),
             pid_file.display()
         );
-        let outcome = run_script(run(&command, timeout_ms)).await;
+        let outcome = run_script(unsandboxed(&command, timeout_ms)).await;
         assert_eq!(outcome.timed_out, !wait.is_empty(), "{outcome:?}");
         let pid = std::fs::read_to_string(&pid_file).unwrap();
         assert!(gone(&pid).await, "the setsid child {} survived", pid.trim());
