@@ -120,7 +120,10 @@ async fn a_hook_cannot_read_the_api_token() {
             !outcome.stdout.contains("tok-0123456789abcdef"),
             "the token leaked: {outcome:?}"
         );
-        assert!(outcome.stdout.contains("public"), "other files stay readable");
+        assert!(
+            outcome.stdout.contains("public"),
+            "other files stay readable"
+        );
     } else {
         assert!(outcome.sandbox.unwrap().missing.contains(&"secrets_hidden"));
     }
@@ -136,9 +139,8 @@ async fn a_hook_cannot_reach_the_network() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let port = listener.local_addr().unwrap().port();
-    let command = format!(
-        "bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected' 2>&1; echo done"
-    );
+    let command =
+        format!("bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected' 2>&1; echo done");
     let off = unconfined(&command, None).await;
     assert!(off.stdout.contains("connected"), "{off:?}");
     let (_accepted, _) = listener.accept().expect("the control run connected");
@@ -170,8 +172,14 @@ async fn a_hook_writes_only_in_its_scratch_directory() {
             .iter()
             .find_map(|l| l.strip_prefix("tmp="))
             .unwrap_or_default();
-        assert!(!tmp.is_empty() && lines.contains(&tmp), "cwd is $TMPDIR: {lines:?}");
-        assert!(!Path::new(tmp).exists(), "the scratch dir is removed after the run");
+        assert!(
+            !tmp.is_empty() && lines.contains(&tmp),
+            "cwd is $TMPDIR: {lines:?}"
+        );
+        assert!(
+            !Path::new(tmp).exists(),
+            "the scratch dir is removed after the run"
+        );
     } else {
         assert!(outcome.sandbox.unwrap().missing.contains(&"filesystem"));
     }
@@ -246,7 +254,11 @@ async fn the_rlimits_are_in_force() {
 /// hook's children, including one that left the group (`setsid`).
 #[actix_rt::test]
 async fn a_sandboxed_hooks_children_do_not_outlive_it() {
-    let mut r = run("setsid sleep 60 & echo $!; sleep 60", SandboxMode::BestEffort, None);
+    let mut r = run(
+        "setsid sleep 60 & echo $!; sleep 60",
+        SandboxMode::BestEffort,
+        None,
+    );
     r.timeout = Duration::from_millis(800);
     let outcome = run_script(r).await;
     assert!(outcome.timed_out, "{outcome:?}");

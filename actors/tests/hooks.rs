@@ -176,19 +176,13 @@ async fn exit_two_blocks_and_json_decides() {
 
 #[actix_rt::test]
 async fn the_hook_gets_the_event_on_stdin_and_in_its_environment() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("seen");
-    let command = format!(
-        "cat > {o}.stdin; printf '%s|%s|%s' \"$KIROCREW_HOOK_EVENT\" \"$KIROCREW_HOOK_CONTEXT\" \"$TOOL_NAME\" > {o}.env",
-        o = out.display()
-    );
-    let outcome = run_script(run(&command, 5_000)).await;
-    assert_eq!(outcome.exit_code, Some(0));
-    let stdin: Value =
-        serde_json::from_str(&std::fs::read_to_string(format!("{}.stdin", out.display())).unwrap())
-            .unwrap();
+    // Echoed on stdout: a sandboxed hook writes only its scratch dir.
+    let command = "cat; printf '\\n%s|%s|%s' \"$KIROCREW_HOOK_EVENT\" \"$KIROCREW_HOOK_CONTEXT\" \"$TOOL_NAME\"";
+    let outcome = run_script(run(command, 5_000)).await;
+    assert_eq!(outcome.exit_code, Some(0), "{outcome:?}");
+    let (stdin, env) = outcome.stdout.rsplit_once('\n').unwrap();
+    let stdin: Value = serde_json::from_str(stdin).unwrap();
     assert_eq!(stdin["tool_name"], "Bash");
-    let env = std::fs::read_to_string(format!("{}.env", out.display())).unwrap();
     assert_eq!(
         env,
         r#"PreToolUse|{"event":"PreToolUse","tool_name":"Bash"}|Bash"#

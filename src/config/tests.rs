@@ -158,7 +158,10 @@ fn a_bad_hook_sandbox_mode_is_a_clear_error() {
     };
     let err = merge(map, Vec::new()).unwrap_err().to_string();
     assert!(err.contains("hooks.sandbox"), "{err}");
-    assert!(err.contains("required") && err.contains("best_effort"), "{err}");
+    assert!(
+        err.contains("required") && err.contains("best_effort"),
+        "{err}"
+    );
     for mode in ["required", "best_effort", "off"] {
         let Value::Object(map) = serde_json::json!({"hooks": {"sandbox": mode}}) else {
             unreachable!()
@@ -166,5 +169,7 @@ fn a_bad_hook_sandbox_mode_is_a_clear_error() {
         assert!(merge(map, Vec::new()).is_ok(), "{mode}");
     }
     let loaded = merge(Map::new(), env(&[("KIROCREW_HOOKS__SANDBOX", "off")]));
-    assert!(loaded.is_ok_and(|c| c.settings.hooks.sandbox == kirocrew_actors::hooks::SandboxMode::Off));
+    assert!(
+        loaded.is_ok_and(|c| c.settings.hooks.sandbox == kirocrew_actors::hooks::SandboxMode::Off)
+    );
 }

@@ -166,7 +166,11 @@ async fn replace(
         // change. `sandbox` likewise: loosening the script-hook sandbox is
         // for the person at the machine.
         let locked = [
-            ("remote_scripts", json!(remote_scripts), "remote_scripts_locked"),
+            (
+                "remote_scripts",
+                json!(remote_scripts),
+                "remote_scripts_locked",
+            ),
             ("sandbox", json!(in_force.sandbox), "sandbox_locked"),
         ];
         for (key, current, code) in locked {

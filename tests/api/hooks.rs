@@ -461,6 +461,9 @@ async fn the_hook_test_reports_the_sandbox_and_the_token_stays_hidden() {
     assert_error(r, 403, "sandbox_locked").await;
     let r = put(&app, json!({"rules": {"auto_deny_tools": ["rm_*"]}})).await;
     assert_eq!(r.status(), 200);
-    assert_eq!(app.get_json("/api/hooks").await["rules"]["sandbox"], "best_effort");
+    assert_eq!(
+        app.get_json("/api/hooks").await["rules"]["sandbox"],
+        "best_effort"
+    );
     app.stop().await;
 }

@@ -76,7 +76,11 @@ pub(super) fn test_event(
 
 /// A `hook_sandbox_refused` event for each of `reports` that the sandbox
 /// refused to run (`hooks.sandbox` is `required` and a layer is missing).
-pub(super) fn refusal_events(actor: &str, event: &str, reports: &[ScriptReport]) -> Vec<SecurityEvent> {
+pub(super) fn refusal_events(
+    actor: &str,
+    event: &str,
+    reports: &[ScriptReport],
+) -> Vec<SecurityEvent> {
     reports
         .iter()
         .filter_map(|r| {
@@ -87,7 +91,12 @@ pub(super) fn refusal_events(actor: &str, event: &str, reports: &[ScriptReport])
                 "missing": sandbox.missing,
                 "reason": r.outcome.spawn_error,
             });
-            Some(SecurityEvent::new("hook_sandbox_refused", actor, "refused", detail))
+            Some(SecurityEvent::new(
+                "hook_sandbox_refused",
+                actor,
+                "refused",
+                detail,
+            ))
         })
         .collect()
 }

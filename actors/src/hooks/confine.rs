@@ -21,7 +21,9 @@ use landlock::{
     path_beneath_rules, Access, AccessFs, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope, ABI,
 };
 
-use super::sandbox::{capabilities, home_secrets, Capabilities, limits, plan, SandboxError, SandboxLayers};
+use super::sandbox::{
+    capabilities, home_secrets, limits, plan, Capabilities, SandboxError, SandboxLayers,
+};
 use super::sandbox::{SandboxMode, SandboxReport};
 
 /// `struct mount_attr` of `mount_setattr(2)`.
@@ -431,9 +433,15 @@ mod tests {
         let bare = Capabilities::default();
         let err = Confinement::prepare_with(&bare, SandboxMode::Required, None, 5).unwrap_err();
         let text = err.to_string();
-        assert!(text.contains("network") && text.contains("processes"), "{text}");
+        assert!(
+            text.contains("network") && text.contains("processes"),
+            "{text}"
+        );
         let best = Confinement::prepare_with(&bare, SandboxMode::BestEffort, None, 5).unwrap();
-        assert_eq!(best.report.missing, ["network", "filesystem", "secrets_hidden", "processes"]);
+        assert_eq!(
+            best.report.missing,
+            ["network", "filesystem", "secrets_hidden", "processes"]
+        );
         assert!(best.steps.unshare == 0 && best.steps.landlock.is_none());
     }
 

@@ -193,16 +193,9 @@ async fn run_matching(
         .iter()
         .filter(|h| h.applies(event, target))
         .collect();
-    let runs = hooks.into_iter().map(|hook| {
-        run_one(
-            hook,
-            event,
-            payload,
-            env.clone(),
-            &snapshot.rules,
-            ctx,
-        )
-    });
+    let runs = hooks
+        .into_iter()
+        .map(|hook| run_one(hook, event, payload, env.clone(), &snapshot.rules, ctx));
     join_all(runs).await
 }
 

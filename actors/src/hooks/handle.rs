@@ -60,7 +60,10 @@ impl HookRunnerHandle {
         runner.reload_scripts(None);
         let ctx = Arc::new(RunContext {
             limit: Arc::new(Semaphore::new(config.max_concurrent_scripts.max(1))),
-            data_home: config.config_file.parent().map(std::path::Path::to_path_buf),
+            data_home: config
+                .config_file
+                .parent()
+                .map(std::path::Path::to_path_buf),
         });
         Self {
             addr: runner.start(),

@@ -110,7 +110,9 @@ pub async fn run_script(run: ScriptRun) -> ScriptOutcome {
         command.env("PATH", DEFAULT_PATH);
     }
     if let Some(scratch) = &confinement.scratch {
-        command.current_dir(scratch.path()).env("TMPDIR", scratch.path());
+        command
+            .current_dir(scratch.path())
+            .env("TMPDIR", scratch.path());
     }
     let steps = confinement.steps.clone();
     if mode != SandboxMode::Off {
