@@ -6,11 +6,21 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use kirocrew_actors::hooks::{
-    interpret, parse_hooks_json, run_script, Permission, ScriptRun, TimeoutPolicy,
+    interpret, parse_hooks_json, run_script, Permission, SandboxMode, ScriptRun, TimeoutPolicy,
 };
 use serde_json::Value;
 
 mod common;
+
+/// A run whose hook writes a file the test reads (a sandboxed hook can
+/// write only its own scratch directory; `hook_sandbox.rs` tests the
+/// sandbox, and the group kill under it).
+fn unsandboxed(command: &str, timeout_ms: u64) -> ScriptRun {
+    ScriptRun {
+        sandbox: SandboxMode::Off,
+        ..run(command, timeout_ms)
+    }
+}
 
 fn run(command: &str, timeout_ms: u64) -> ScriptRun {
     ScriptRun {
@@ -21,6 +31,7 @@ fn run(command: &str, timeout_ms: u64) -> ScriptRun {
         timeout: Duration::from_millis(timeout_ms),
         max_output: 4096,
         env: vec![("TOOL_NAME".into(), "Bash".into())],
+        ..ScriptRun::default()
     }
 }
 
@@ -64,7 +75,7 @@ async fn a_hanging_hook_is_killed_with_its_group_at_the_time_limit() {
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("pid");
     let command = format!("sleep 60 & echo $! > {}; wait", pid_file.display());
-    let outcome = run_script(run(&command, 500)).await;
+    let outcome = run_script(unsandboxed(&command, 500)).await;
     assert!(outcome.timed_out, "{outcome:?}");
     assert_eq!(outcome.exit_code, None);
     assert!(outcome.duration_ms < 10_000, "{}", outcome.duration_ms);
@@ -113,7 +124,7 @@ async fn a_child_that_left_the_group_does_not_outlive_the_hook() {
             pid_file.display(),
             pid_file.display()
         );
-        let outcome = run_script(run(&command, timeout_ms)).await;
+        let outcome = run_script(unsandboxed(&command, timeout_ms)).await;
         assert_eq!(outcome.timed_out, !wait.is_empty(), "{outcome:?}");
         let pid = std::fs::read_to_string(&pid_file).unwrap();
         assert!(gone(&pid).await, "the setsid child {} survived", pid.trim());
@@ -165,19 +176,13 @@ async fn exit_two_blocks_and_json_decides() {
 
 #[actix_rt::test]
 async fn the_hook_gets_the_event_on_stdin_and_in_its_environment() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("seen");
-    let command = format!(
-        "cat > {o}.stdin; printf '%s|%s|%s' \"$KIROCREW_HOOK_EVENT\" \"$KIROCREW_HOOK_CONTEXT\" \"$TOOL_NAME\" > {o}.env",
-        o = out.display()
-    );
-    let outcome = run_script(run(&command, 5_000)).await;
-    assert_eq!(outcome.exit_code, Some(0));
-    let stdin: Value =
-        serde_json::from_str(&std::fs::read_to_string(format!("{}.stdin", out.display())).unwrap())
-            .unwrap();
+    // Echoed on stdout: a sandboxed hook writes only its scratch dir.
+    let command = "cat; printf '\\n%s|%s|%s' \"$KIROCREW_HOOK_EVENT\" \"$KIROCREW_HOOK_CONTEXT\" \"$TOOL_NAME\"";
+    let outcome = run_script(run(command, 5_000)).await;
+    assert_eq!(outcome.exit_code, Some(0), "{outcome:?}");
+    let (stdin, env) = outcome.stdout.rsplit_once('\n').unwrap();
+    let stdin: Value = serde_json::from_str(stdin).unwrap();
     assert_eq!(stdin["tool_name"], "Bash");
-    let env = std::fs::read_to_string(format!("{}.env", out.display())).unwrap();
     assert_eq!(
         env,
         r#"PreToolUse|{"event":"PreToolUse","tool_name":"Bash"}|Bash"#

@@ -102,6 +102,15 @@ pub(crate) async fn report(
         Err(_) => None,
     };
     report_similarity(&report, similarity, cached);
+    // Probing starts /bin/true in new namespaces: off the async worker too.
+    match tokio::task::spawn_blocking(|| {
+        kirocrew_actors::hooks::machine_report(kirocrew_actors::hooks::SandboxMode::BestEffort)
+    })
+    .await
+    {
+        Ok(layers) => report_hook_sandbox(&report, &layers),
+        Err(e) => report.warn("hook sandbox", format!("not probed: {e}")),
+    }
     let db_result = match store {
         Ok(store) => store.stats().await.map_err(|e| e.to_string()),
         Err(e) => Err(e),
@@ -135,6 +144,43 @@ pub(crate) async fn report(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Which layers of the script-hook sandbox hold on this machine (what a
+/// hook gets with `hooks.sandbox = "best_effort"`; `required` refuses to
+/// run hooks while any is missing).
+fn report_hook_sandbox(report: &Report, layers: &kirocrew_actors::hooks::SandboxLayers) {
+    let held = [
+        ("env", layers.env),
+        ("network", layers.network),
+        ("filesystem", layers.filesystem),
+        ("secrets_hidden", layers.secrets_hidden),
+        ("cpu", layers.cpu),
+        ("memory", layers.memory),
+        ("processes", layers.processes),
+        ("file_size", layers.file_size),
+    ]
+    .iter()
+    .filter(|(_, h)| *h)
+    .map(|(name, _)| match *name {
+        "filesystem" => format!("filesystem ({})", layers.filesystem_via.unwrap_or("?")),
+        "processes" => format!("processes ({})", layers.processes_via.unwrap_or("?")),
+        other => other.to_owned(),
+    })
+    .collect::<Vec<_>>()
+    .join(", ");
+    let missing = layers.missing();
+    if missing.is_empty() {
+        report.ok("hook sandbox", format!("every layer holds: {held}"));
+    } else {
+        report.warn(
+            "hook sandbox",
+            format!(
+                "holds: {held}; missing: {} (hooks.sandbox = \"required\" refuses to run hooks here)",
+                missing.join(", ")
+            ),
+        );
+    }
 }
 
 /// The checks that read files only: home, permissions, config, the chat

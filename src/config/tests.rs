@@ -150,3 +150,26 @@ fn secrets_are_redacted_for_printing() {
     assert_eq!(shown["consolidation"]["llm_model"], "m");
     assert_eq!(shown["x"]["token"], "", "empty values are not secrets");
 }
+
+#[test]
+fn a_bad_hook_sandbox_mode_is_a_clear_error() {
+    let Value::Object(map) = serde_json::json!({"hooks": {"sandbox": "strict"}}) else {
+        unreachable!()
+    };
+    let err = merge(map, Vec::new()).unwrap_err().to_string();
+    assert!(err.contains("hooks.sandbox"), "{err}");
+    assert!(
+        err.contains("required") && err.contains("best_effort"),
+        "{err}"
+    );
+    for mode in ["required", "best_effort", "off"] {
+        let Value::Object(map) = serde_json::json!({"hooks": {"sandbox": mode}}) else {
+            unreachable!()
+        };
+        assert!(merge(map, Vec::new()).is_ok(), "{mode}");
+    }
+    let loaded = merge(Map::new(), env(&[("KIROCREW_HOOKS__SANDBOX", "off")]));
+    assert!(
+        loaded.is_ok_and(|c| c.settings.hooks.sandbox == kirocrew_actors::hooks::SandboxMode::Off)
+    );
+}

@@ -14,9 +14,12 @@
 //!   shell commands run as the daemon's user) is refused with 403
 //!   `remote_scripts_disabled` unless `hooks.remote_scripts` is on, which
 //!   only the person at the machine can turn on (403
-//!   `remote_scripts_locked` for `rules` that would change it).
+//!   `remote_scripts_locked` for `rules` that would change it; likewise
+//!   `sandbox_locked` for `hooks.sandbox`).
 //! - `POST /api/hooks/test` `{event, index?, payload?}`: runs one
-//!   configured script hook with a sample (or the given) event.
+//!   configured script hook with a sample (or the given) event; the
+//!   answer's `outcome.sandbox` says which sandbox layers held (`mode`,
+//!   `layers`, `missing`, `refused`).
 //!
 //! Every change of the script hooks in force and every test run is a
 //! security event naming the command's hash (`hook_script_change`,
@@ -140,7 +143,8 @@ async fn replace(
             "send \"rules\" (config.json hooks), \"hooks_json\" (script hooks) or both",
         ));
     }
-    let remote_scripts = state.hooks.list().await?.0.rules.remote_scripts;
+    let in_force = state.hooks.list().await?.0.rules;
+    let remote_scripts = in_force.remote_scripts;
     if body.hooks_json.is_some() && !remote_scripts {
         state.security_log.record_later(SecurityEvent::new(
             "hook_script_change",
@@ -157,22 +161,34 @@ async fn replace(
         });
     }
     if let Some(mut rules) = body.rules {
-        // Absent, the switch keeps its value (replacing the rules never
+        // Absent, a switch keeps its value (replacing the rules never
         // turns it off behind the operator's back); present, it must not
-        // change.
-        match rules.get("remote_scripts") {
-            Some(asked) if *asked != json!(remote_scripts) => {
-                return Err(ApiError::Forbidden {
-                    code: "remote_scripts_locked",
-                    message: "hooks.remote_scripts is changed at the machine (config.json or \
-                        `kirocrew config set`), not over the API"
-                        .into(),
-                });
-            }
-            Some(_) => {}
-            None => {
-                if let Some(fields) = rules.as_object_mut() {
-                    fields.insert("remote_scripts".into(), json!(remote_scripts));
+        // change. `sandbox` likewise: loosening the script-hook sandbox is
+        // for the person at the machine.
+        let locked = [
+            (
+                "remote_scripts",
+                json!(remote_scripts),
+                "remote_scripts_locked",
+            ),
+            ("sandbox", json!(in_force.sandbox), "sandbox_locked"),
+        ];
+        for (key, current, code) in locked {
+            match rules.get(key) {
+                Some(asked) if *asked != current => {
+                    return Err(ApiError::Forbidden {
+                        code,
+                        message: format!(
+                            "hooks.{key} is changed at the machine (config.json or \
+                             `kirocrew config set`), not over the API"
+                        ),
+                    });
+                }
+                Some(_) => {}
+                None => {
+                    if let Some(fields) = rules.as_object_mut() {
+                        fields.insert(key.into(), current);
+                    }
                 }
             }
         }

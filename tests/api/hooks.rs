@@ -415,3 +415,55 @@ async fn script_hooks_are_installed_at_the_machine_and_every_change_and_test_is_
     }
     app.stop().await;
 }
+
+/// Issue 41: the test endpoint's answer says which sandbox layers held,
+/// and a hook run through it cannot read the API token; `hooks.sandbox`
+/// cannot be loosened over REST.
+#[actix_web::test]
+async fn the_hook_test_reports_the_sandbox_and_the_token_stays_hidden() {
+    let app = spawn_app_with(|_| {}).await;
+    let token_file = app.home_path().join("api-token");
+    let token = std::fs::read_to_string(&token_file).unwrap();
+    assert!(!token.trim().is_empty());
+    let attack = format!("cat {}; echo read-done", token_file.display());
+    std::fs::write(
+        app.home_path().join("hooks.json"),
+        json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": attack}]}]}})
+            .to_string(),
+    )
+    .unwrap();
+    let report = post(&app, "/api/hooks/test", json!({"event": "Stop"})).await;
+    let sandbox = &report["outcome"]["sandbox"];
+    assert_eq!(sandbox["mode"], "best_effort", "{report}");
+    assert_eq!(sandbox["refused"], false);
+    let layers = &sandbox["layers"];
+    for layer in [
+        "env",
+        "network",
+        "filesystem",
+        "secrets_hidden",
+        "cpu",
+        "memory",
+        "processes",
+        "file_size",
+    ] {
+        assert!(layers[layer].is_boolean(), "{layer}: {sandbox}");
+    }
+    let stdout = report["outcome"]["stdout"].as_str().unwrap();
+    assert!(stdout.contains("read-done"), "{report}");
+    if layers["secrets_hidden"] == true {
+        assert!(!stdout.contains(token.trim()), "the token leaked: {report}");
+    } else {
+        let missing = sandbox["missing"].as_array().unwrap();
+        assert!(missing.contains(&json!("secrets_hidden")), "{sandbox}");
+    }
+    let r = put(&app, json!({"rules": {"sandbox": "off"}})).await;
+    assert_error(r, 403, "sandbox_locked").await;
+    let r = put(&app, json!({"rules": {"auto_deny_tools": ["rm_*"]}})).await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        app.get_json("/api/hooks").await["rules"]["sandbox"],
+        "best_effort"
+    );
+    app.stop().await;
+}

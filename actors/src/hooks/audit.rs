@@ -74,6 +74,33 @@ pub(super) fn test_event(
     SecurityEvent::new("hook_script_test", actor, "ran", detail)
 }
 
+/// A `hook_sandbox_refused` event for each of `reports` that the sandbox
+/// refused to run (`hooks.sandbox` is `required` and a layer is missing).
+pub(super) fn refusal_events(
+    actor: &str,
+    event: &str,
+    reports: &[ScriptReport],
+) -> Vec<SecurityEvent> {
+    reports
+        .iter()
+        .filter_map(|r| {
+            let sandbox = r.outcome.sandbox.as_ref().filter(|s| s.refused)?;
+            let detail = json!({
+                "event": event,
+                "command_hash": command_hash(&r.command),
+                "missing": sandbox.missing,
+                "reason": r.outcome.spawn_error,
+            });
+            Some(SecurityEvent::new(
+                "hook_sandbox_refused",
+                actor,
+                "refused",
+                detail,
+            ))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;

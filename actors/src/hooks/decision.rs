@@ -59,6 +59,9 @@ pub struct ScriptOutcome {
     pub duration_ms: u64,
     /// Could not be started at all (the reason).
     pub spawn_error: Option<String>,
+    /// Which sandbox layers held (`None` only for outcomes not made by
+    /// `run_script`).
+    pub sandbox: Option<super::sandbox::SandboxReport>,
 }
 
 /// What one hook decided.

@@ -3,6 +3,7 @@
 //! caller's task, never on the actor's mailbox, so a slow hook holds up only
 //! the request that triggered it.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures_util::future::join_all;
@@ -11,7 +12,7 @@ use tokio::sync::Semaphore;
 
 use super::decision::{interpret, strongest, Permission};
 use super::process::{run_script, ScriptRun};
-use super::rules::ToolVerdict;
+use super::rules::{HookRules, ToolVerdict};
 use super::scripts::ScriptHook;
 use super::types::{
     HookSnapshot, MessageDecision, MessageEvent, ScriptReport, ToolCall, ToolDecision,
@@ -20,6 +21,16 @@ use super::types::{
 /// Longest tool input passed in `TOOL_INPUT` (the full input is on stdin).
 const MAX_ENV_INPUT_BYTES: usize = 32 * 1024;
 
+/// What every run of a runner shares: the concurrency bound and the data
+/// home (whose secrets a sandboxed hook must not read).
+#[derive(Debug)]
+pub(crate) struct RunContext {
+    /// Script hooks running at once.
+    pub(crate) limit: Arc<Semaphore>,
+    /// The data home.
+    pub(crate) data_home: Option<PathBuf>,
+}
+
 /// Decides a tool call: a deny pattern ends it; otherwise the `PreToolUse`
 /// script hooks run and the strongest answer wins (deny > defer > ask >
 /// allow), an approve pattern counting as one more `allow`. Nothing
@@ -27,7 +38,7 @@ const MAX_ENV_INPUT_BYTES: usize = 32 * 1024;
 pub(crate) async fn decide_tool_call(
     snapshot: &HookSnapshot,
     call: &ToolCall,
-    limit: &Arc<Semaphore>,
+    ctx: &RunContext,
 ) -> ToolDecision {
     let config = snapshot.rules.evaluate_tool(&call.tool_name, &call.input);
     if let ToolVerdict::Deny(pattern) = &config {
@@ -61,7 +72,7 @@ pub(crate) async fn decide_tool_call(
         Some(&call.tool_name),
         &payload,
         env,
-        limit,
+        ctx,
     )
     .await;
     let mut matched = Vec::new();
@@ -121,7 +132,7 @@ pub(crate) async fn decide_tool_call(
 pub(crate) async fn decide_message(
     snapshot: &HookSnapshot,
     event: &MessageEvent,
-    limit: &Arc<Semaphore>,
+    ctx: &RunContext,
 ) -> MessageDecision {
     let rules = snapshot.rules.evaluate_message(&event.text);
     let mut out = MessageDecision {
@@ -147,7 +158,7 @@ pub(crate) async fn decide_message(
         None,
         &payload,
         Vec::new(),
-        limit,
+        ctx,
     )
     .await;
     for r in &reports {
@@ -174,7 +185,7 @@ async fn run_matching(
     target: Option<&str>,
     payload: &Value,
     env: Vec<(String, String)>,
-    limit: &Arc<Semaphore>,
+    ctx: &RunContext,
 ) -> Vec<ScriptReport> {
     let hooks: Vec<&ScriptHook> = snapshot
         .scripts
@@ -182,16 +193,9 @@ async fn run_matching(
         .iter()
         .filter(|h| h.applies(event, target))
         .collect();
-    let runs = hooks.into_iter().map(|hook| {
-        run_one(
-            hook,
-            event,
-            payload,
-            env.clone(),
-            snapshot.rules.script_max_output_bytes,
-            limit,
-        )
-    });
+    let runs = hooks
+        .into_iter()
+        .map(|hook| run_one(hook, event, payload, env.clone(), &snapshot.rules, ctx));
     join_all(runs).await
 }
 
@@ -201,10 +205,10 @@ pub(crate) async fn run_one(
     event: &str,
     payload: &Value,
     env: Vec<(String, String)>,
-    max_output: usize,
-    limit: &Arc<Semaphore>,
+    rules: &HookRules,
+    ctx: &RunContext,
 ) -> ScriptReport {
-    let _permit = Arc::clone(limit).acquire_owned().await.ok();
+    let _permit = Arc::clone(&ctx.limit).acquire_owned().await.ok();
     let context = json!({
         "event": event,
         "tool_name": payload.get("tool_name"),
@@ -216,8 +220,10 @@ pub(crate) async fn run_one(
         context: context.to_string(),
         stdin: payload.to_string().into_bytes(),
         timeout: hook.timeout,
-        max_output,
+        max_output: rules.script_max_output_bytes,
         env,
+        sandbox: rules.sandbox,
+        data_home: ctx.data_home.clone(),
     })
     .await;
     let verdict = interpret(event, &outcome);

@@ -9,9 +9,9 @@ use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 
 use super::actor::{stamp, HookRunner};
-use super::audit::test_event;
+use super::audit::{refusal_events, test_event};
 use super::error::HookError;
-use super::evaluate::{decide_message, decide_tool_call, run_one};
+use super::evaluate::{decide_message, decide_tool_call, run_one, RunContext};
 use super::messages::{GetHookSnapshot, ReloadHooks, SaveScriptHooks};
 use super::rules::HookRules;
 use super::types::{
@@ -31,7 +31,7 @@ const MAX_MESSAGE_CHARS: usize = 100_000;
 #[derive(Clone)]
 pub struct HookRunnerHandle {
     addr: Addr<HookRunner>,
-    limit: Arc<Semaphore>,
+    ctx: Arc<RunContext>,
     config: HookRunnerConfig,
 }
 
@@ -58,10 +58,16 @@ impl HookRunnerHandle {
             stamps: (stamp(&config.config_file), None),
         };
         runner.reload_scripts(None);
-        let limit = Arc::new(Semaphore::new(config.max_concurrent_scripts.max(1)));
+        let ctx = Arc::new(RunContext {
+            limit: Arc::new(Semaphore::new(config.max_concurrent_scripts.max(1))),
+            data_home: config
+                .config_file
+                .parent()
+                .map(std::path::Path::to_path_buf),
+        });
         Self {
             addr: runner.start(),
-            limit,
+            ctx,
             config,
         }
     }
@@ -82,7 +88,8 @@ impl HookRunnerHandle {
             )));
         }
         let (snapshot, _) = self.snapshot().await?;
-        let decision = decide_tool_call(&snapshot, &call, &self.limit).await;
+        let decision = decide_tool_call(&snapshot, &call, &self.ctx).await;
+        self.record_refusals(&call.actor, "PreToolUse", &decision.scripts);
         self.record(SecurityEvent::new(
             "hook_decision",
             &call.actor,
@@ -106,7 +113,8 @@ impl HookRunnerHandle {
             )));
         }
         let (snapshot, _) = self.snapshot().await?;
-        let decision = decide_message(&snapshot, &event, &self.limit).await;
+        let decision = decide_message(&snapshot, &event, &self.ctx).await;
+        self.record_refusals(&event.actor, "UserPromptSubmit", &decision.scripts);
         if !decision.matched.is_empty() {
             let outcome = if decision.blocked {
                 "blocked"
@@ -200,12 +208,20 @@ impl HookRunnerHandle {
             event,
             &payload,
             Vec::new(),
-            snapshot.rules.script_max_output_bytes,
-            &self.limit,
+            &snapshot.rules,
+            &self.ctx,
         )
         .await;
         self.record(test_event(actor, event, index, &report));
+        self.record_refusals(actor, event, std::slice::from_ref(&report));
         Ok(report)
+    }
+
+    /// One `hook_sandbox_refused` event per hook the sandbox refused.
+    fn record_refusals(&self, actor: &str, event: &str, reports: &[ScriptReport]) {
+        for e in refusal_events(actor, event, reports) {
+            self.record(e);
+        }
     }
 
     fn record(&self, event: SecurityEvent) {

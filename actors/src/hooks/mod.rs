@@ -16,12 +16,15 @@
 //! Files: `rules.rs` (config rules, pure), `scripts.rs` (hooks.json parsing,
 //! pure), `decision.rs` (what a script's exit and output mean, pure),
 //! `process.rs` (running one script: process group, timeout, bounded
-//! capture), `evaluate.rs` (one event: rules then scripts),
+//! capture), `sandbox.rs` (the sandbox's layers, what this machine has,
+//! the report) and `confine.rs` (setting one run up: parent preparation,
+//! the async-signal-safe child steps), `evaluate.rs` (one event: rules then scripts),
 //! `kiro_hooks.rs` (`agent.kiro_hooks` merge and validation, spec "User
 //! kiro-cli Hooks"), and the actor files.
 
 mod actor;
 mod audit;
+mod confine;
 mod decision;
 mod error;
 mod evaluate;
@@ -31,6 +34,7 @@ mod messages;
 mod process;
 mod rule_form;
 mod rules;
+mod sandbox;
 mod scripts;
 mod types;
 
@@ -44,6 +48,10 @@ pub use rules::{
     pattern_matches, AutoReply, ContextRule, HookRules, MessageOutcome, ToolVerdict, Transform,
     DEFAULT_SCRIPT_OUTPUT_BYTES, DEFAULT_SCRIPT_TIMEOUT_SECS, MAX_RULES, MAX_RULE_TEXT_CHARS,
     MAX_SCRIPT_TIMEOUT_SECS,
+};
+pub use sandbox::{
+    capabilities, home_secrets, limits as sandbox_limits, machine_report, plan as sandbox_plan,
+    Capabilities, SandboxError, SandboxLayers, SandboxMode, SandboxReport,
 };
 pub use scripts::{parse_hooks_json, Matcher, ScriptHook, ScriptHookSet, TimeoutPolicy};
 pub use types::{

@@ -18,7 +18,15 @@
 //! process that clears its whole environment, `env -i`, is out of reach
 //! without a cgroup; script hooks are installed by the person at the
 //! machine, so this guards against accidents, not a hostile script.)
+//!
+//! The hook runs in a sandbox (`sandbox.rs`, `confine.rs`): a cleared
+//! environment, its own network and mount namespaces, a read-only
+//! filesystem but for a per-run scratch directory (its cwd and `$TMPDIR`),
+//! the data home's secrets hidden, and rlimits; `hooks.sandbox` says
+//! whether a missing layer refuses the run. Which layers held is in the
+//! outcome's `sandbox` report.
 
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -26,7 +34,9 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
+use super::confine::Confinement;
 use super::decision::ScriptOutcome;
+use super::sandbox::{SandboxMode, SandboxReport};
 
 /// How long the output readers may run on after the shell is gone (a
 /// killed group closes the pipes at once; this only bounds the odd case).
@@ -38,8 +48,15 @@ const RUN_MARKER: &str = "KIROCREW_HOOK_RUN";
 /// Runs of this process so far, for the marker.
 static RUNS: AtomicU64 = AtomicU64::new(0);
 
+/// The variables a hook gets from the daemon's own environment (every
+/// other one, the daemon's secrets among them, is cleared).
+const PASSED_ENV: &[&str] = &["PATH", "HOME", "LANG"];
+
+/// `PATH` when the daemon has none.
+const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
 /// One script hook invocation.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ScriptRun {
     /// The shell command line.
     pub command: String,
@@ -56,6 +73,10 @@ pub struct ScriptRun {
     /// Extra environment (e.g. `TOOL_NAME`, read by hooks written for
     /// other agents).
     pub env: Vec<(String, String)>,
+    /// How strictly it is confined (`hooks.sandbox`).
+    pub sandbox: SandboxMode,
+    /// The data home, whose secret files the hook must not read.
+    pub data_home: Option<PathBuf>,
 }
 
 /// Runs `run` to completion or its time limit. Never fails: a spawn error
@@ -67,7 +88,40 @@ pub async fn run_script(run: ScriptRun) -> ScriptOutcome {
         std::process::id(),
         RUNS.fetch_add(1, Ordering::Relaxed)
     );
+    let mode = run.sandbox;
+    let home = run.data_home.clone();
+    let cpu_secs = run.timeout.as_secs().saturating_add(1);
+    let prepared =
+        tokio::task::spawn_blocking(move || Confinement::prepare(mode, home.as_deref(), cpu_secs))
+            .await;
+    let confinement = match prepared {
+        Ok(Ok(c)) => c,
+        Ok(Err(e)) => return refused(mode, e.to_string(), started),
+        Err(e) => return refused(mode, format!("sandbox setup panicked: {e}"), started),
+    };
     let mut command = Command::new("/bin/sh");
+    command.env_clear();
+    for name in PASSED_ENV {
+        if let Some(value) = std::env::var_os(name) {
+            command.env(name, value);
+        }
+    }
+    if std::env::var_os("PATH").is_none() {
+        command.env("PATH", DEFAULT_PATH);
+    }
+    if let Some(scratch) = &confinement.scratch {
+        command
+            .current_dir(scratch.path())
+            .env("TMPDIR", scratch.path());
+    }
+    let steps = confinement.steps.clone();
+    if mode != SandboxMode::Off {
+        // SAFETY: `apply` makes raw syscalls on data prepared here and
+        // neither allocates nor locks (confine.rs).
+        unsafe {
+            command.pre_exec(move || steps.apply());
+        }
+    }
     command
         .arg("-c")
         .arg(&run.command)
@@ -83,11 +137,18 @@ pub async fn run_script(run: ScriptRun) -> ScriptOutcome {
     let mut child = match command.spawn() {
         Ok(child) => child,
         Err(e) => {
+            let report = confinement.report.clone();
+            confinement.finish().await;
             return ScriptOutcome {
-                spawn_error: Some(e.to_string()),
+                spawn_error: Some(if mode == SandboxMode::Off {
+                    e.to_string()
+                } else {
+                    format!("{e} (while starting the hook in its sandbox)")
+                }),
                 duration_ms: elapsed_ms(started),
+                sandbox: Some(report),
                 ..ScriptOutcome::default()
-            }
+            };
         }
     };
     let pgid = child.id().and_then(|id| i32::try_from(id).ok());
@@ -123,6 +184,8 @@ pub async fn run_script(run: ScriptRun) -> ScriptOutcome {
     };
     let (out, out_cut) = collect(stdout).await;
     let (err, err_cut) = collect(stderr).await;
+    let report = confinement.report.clone();
+    confinement.finish().await;
     ScriptOutcome {
         exit_code: if timed_out {
             None
@@ -136,6 +199,24 @@ pub async fn run_script(run: ScriptRun) -> ScriptOutcome {
         output_truncated: out_cut || err_cut,
         duration_ms: elapsed_ms(started),
         spawn_error: None,
+        sandbox: Some(report),
+    }
+}
+
+/// The outcome of a run the sandbox refused (`required` and a layer
+/// missing) or could not prepare.
+fn refused(mode: SandboxMode, why: String, started: Instant) -> ScriptOutcome {
+    let layers = super::sandbox::machine_report(mode);
+    ScriptOutcome {
+        spawn_error: Some(why),
+        duration_ms: elapsed_ms(started),
+        sandbox: Some(SandboxReport {
+            mode,
+            missing: layers.missing(),
+            layers,
+            refused: mode == SandboxMode::Required,
+        }),
+        ..ScriptOutcome::default()
     }
 }
 

@@ -62,6 +62,9 @@ pub struct HookRules {
     /// the person at the machine (hooks.json, `kirocrew config set`), not
     /// for anyone holding the API token. REST cannot change this key.
     pub remote_scripts: bool,
+    /// How strictly script hooks are confined (`required`, `best_effort`,
+    /// `off`; see `sandbox.rs`).
+    pub sandbox: super::sandbox::SandboxMode,
 }
 
 impl Default for HookRules {
@@ -75,6 +78,7 @@ impl Default for HookRules {
             script_timeout_secs: DEFAULT_SCRIPT_TIMEOUT_SECS,
             script_max_output_bytes: DEFAULT_SCRIPT_OUTPUT_BYTES,
             remote_scripts: false,
+            sandbox: super::sandbox::SandboxMode::default(),
         }
     }
 }
