@@ -10,6 +10,10 @@
 //!   scanned, no rule match (the worst case; the n-gram model flags it).
 //! - `screen/attack_at_end_2000`: benign text with an instruction override
 //!   in its last sentence.
+//! - `screen/structured_yaml_2000` and `screen/structured_dict_2000`:
+//!   e-mail records rendered as YAML and as Python-dict text, read as
+//!   structure (`security/structure.rs`): parsed, the rules over the text
+//!   and the values, the model over each value.
 //! - `screen/rules_only_benign_2000`: the benign note through the rules
 //!   alone, and `ngram/score_2000`: the n-gram layer alone on it (features
 //!   + the model's dot product); the two parts of `screen/benign_2000`.
@@ -35,6 +39,37 @@ fn fill(seed: &str, tail: &str) -> String {
     }
     let body: String = text.chars().take(2000 - tail.chars().count()).collect();
     body + tail
+}
+
+/// E-mail records as a tool prints them, YAML or Python-dict, to 2,000
+/// characters of whole records.
+fn records(dict: bool) -> String {
+    let mut text = String::new();
+    for i in 0.. {
+        let record = if dict {
+            format!(
+                "{{'id_': '{i}', 'sender': 'lily.white@gmail.com', 'subject': 'Birthday Party', \
+                 'body': \"Hi Emma,\\n\\nI'm planning a party for John next weekend, at our \
+                 place from 6 PM. Let me know!\\n\\nBest,\\nLily\", 'read': True}}\n"
+            )
+        } else {
+            format!(
+                "- id_: '{i}'\n  sender: lily.white@gmail.com\n  subject: Birthday Party\n  \
+                 body: 'Hi Emma, I''m planning a party for John next weekend, at our place \
+                 from 6 PM. Let me know! Best, Lily'\n  read: true\n"
+            )
+        };
+        if text.chars().count() + record.chars().count() > 2000 {
+            break;
+        }
+        text.push_str(&record);
+    }
+    if dict {
+        // One list literal, as `str(result)` prints it.
+        format!("[{}]", text.trim_end().replace("}\n{", "}, {"))
+    } else {
+        text
+    }
 }
 
 fn bench(c: &mut Criterion) {
@@ -65,6 +100,10 @@ fn bench(c: &mut Criterion) {
     g.bench_function("benign_2000", |b| b.iter(|| screen(&benign)));
     g.bench_function("obfuscated_benign_2000", |b| b.iter(|| screen(&obfuscated)));
     g.bench_function("attack_at_end_2000", |b| b.iter(|| screen(&attack)));
+    let yaml = records(false);
+    let dict = records(true);
+    g.bench_function("structured_yaml_2000", |b| b.iter(|| screen(&yaml)));
+    g.bench_function("structured_dict_2000", |b| b.iter(|| screen(&dict)));
     g.bench_function("rules_only_benign_2000", |b| {
         b.iter(|| screen_rules(&benign))
     });

@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 use kirocrew_actors::embedder::{EmbedKind, EmbedderHandle};
 use kirocrew_actors::security::ngram::{self, NgramModel};
 use kirocrew_actors::security::screen::{
-    screen_parts_with, statistical_verdict, Passages, StatisticalPolicy, Verdict,
+    screen_parts_as, statistical_verdict, Passages, StatisticalPolicy, Structure, Verdict,
 };
 use kirocrew_actors::security::similarity::{
     best_match, combine, exemplars, SimilarityMatch, SimilarityPolicy,
@@ -45,6 +45,10 @@ pub struct ScreeningArgs {
     /// (what the passages add, for comparison).
     #[arg(long)]
     pub no_passages: bool,
+    /// Screen structured texts (JSON, YAML, dict renderings, …) as prose,
+    /// not value by value (what reading the structure changes).
+    #[arg(long)]
+    pub no_structure: bool,
     /// Print one JSON object as the last line.
     #[arg(long)]
     pub json: bool,
@@ -60,6 +64,13 @@ pub(super) struct Row {
     pub(super) category: String,
     /// The text.
     pub(super) text: String,
+    /// Where the text came from (`package==version path…`), optional; the
+    /// lanes report groups by its first word.
+    #[serde(default)]
+    pub(super) source: Option<String>,
+    /// The file name of the set the row was read from.
+    #[serde(skip)]
+    pub(super) set: String,
 }
 
 /// Blocked / total per category, attacks and benign texts apart.
@@ -121,7 +132,15 @@ const SWEEP: [f32; 11] = [
 pub(super) fn read_rows(paths: &[PathBuf]) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     for path in paths {
-        rows.extend(super::bench_locomo::read_jsonl::<Row>(path)?);
+        let set = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let mut read = super::bench_locomo::read_jsonl::<Row>(path)?;
+        for row in &mut read {
+            row.set.clone_from(&set);
+        }
+        rows.extend(read);
     }
     if rows.is_empty() {
         bail!("the sets hold no rows");
@@ -179,14 +198,25 @@ pub(super) fn screen_rows(
     model: Option<&NgramModel>,
     scoring: Passages,
 ) -> Vec<(Verdict, Option<f32>)> {
+    screen_rows_as(rows, model, scoring, Structure::Read)
+}
+
+/// [`screen_rows`], choosing whether structure is read.
+fn screen_rows_as(
+    rows: &[Row],
+    model: Option<&NgramModel>,
+    scoring: Passages,
+    structure: Structure,
+) -> Vec<(Verdict, Option<f32>)> {
     rows.iter()
-        .map(|r| screen_parts_with(&r.text, model, scoring))
+        .map(|r| screen_parts_as(&r.text, model, scoring, structure))
         .collect()
 }
 
 /// The report: the rules alone, the screen as writers run it (rules + the
-/// statistical layer at its threshold), the statistical layer's sweep and,
-/// given `best`, the similarity layer on top of the screen.
+/// statistical layer at its threshold) and its lanes (`bench_lanes.rs`),
+/// the statistical layer's sweep and, given `best`, the similarity layer
+/// on top of the screen.
 pub(super) fn measure(
     rows: &[Row],
     parts: &[(Verdict, Option<f32>)],
@@ -223,11 +253,12 @@ pub(super) fn measure(
             })
             .collect::<Vec<_>>(),
     });
-    let Some(best) = best else { return report };
     let verdicts: Vec<Verdict> = parts
         .iter()
         .map(|(v, score)| statistical_verdict(v.clone(), *score, &fixed))
         .collect();
+    report["lanes"] = super::bench_lanes::lanes(rows, &verdicts);
+    let Some(best) = best else { return report };
     let default = SimilarityPolicy::default();
     let run = |policy: &SimilarityPolicy| {
         let mut t = Tally::default();
@@ -261,7 +292,12 @@ pub(super) fn run(args: ScreeningArgs) -> anyhow::Result<std::process::ExitCode>
     } else {
         Passages::Scored
     };
-    let parts = screen_rows(&rows, ngram::model(), scoring);
+    let structure = if args.no_structure {
+        Structure::Ignored
+    } else {
+        Structure::Read
+    };
+    let parts = screen_rows_as(&rows, ngram::model(), scoring, structure);
     let best = match &args.model {
         Some(model) => {
             if !model.is_file() {
@@ -301,6 +337,9 @@ pub(super) fn print_report(report: &Value) {
     println!("{} rows", report["rows"]);
     line("rules alone", &report["rules"]);
     line("screen", &report["screen"]);
+    if report.get("lanes").is_some() {
+        super::bench_lanes::print_lanes(&report["lanes"]);
+    }
     println!("statistical layer (rules + model at each threshold):");
     points("statistical_sweep");
     if let Some(with) = report.get("with_similarity") {
@@ -324,6 +363,8 @@ mod tests {
             attack: label == "attack",
             category: category.into(),
             text: text.into(),
+            source: None,
+            set: "test.jsonl".into(),
         }
     }
 

@@ -14,6 +14,7 @@ mod bench_consolidate;
 mod bench_context;
 mod bench_daemon;
 mod bench_hooks;
+mod bench_lanes;
 mod bench_locomo;
 mod bench_loop;
 mod bench_loop_client;

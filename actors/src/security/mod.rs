@@ -35,7 +35,9 @@
 //! `speech.rs`, `mention.rs`, `screen.rs` (the verdict), `similarity.rs` (+
 //! `exemplars.jsonl`), `redact.rs` (credentials), `exfil_urls.rs`,
 //! `inspect.rs` (all detectors over one stored text, for `security audit`),
-//! `lane.rs` (allow / quarantine / block from a verdict).
+//! `lane.rs` (allow / quarantine / block from a verdict), `structure.rs`
+//! (the string values of JSON, YAML, Python-dict, CSV, e-mail and Markdown
+//! table texts, which the statistical layer scores one by one).
 
 mod decode;
 pub mod exfil_urls;
@@ -50,6 +52,7 @@ mod rules;
 pub mod screen;
 pub mod similarity;
 mod speech;
+mod structure;
 
 pub use exfil_urls::redact_exfiltration_urls;
 pub use inspect::{inspect, Finding, FindingKind};
@@ -57,8 +60,8 @@ pub use lane::Lane;
 pub use redact::{credential_kinds, redact, redact_credentials, SNIPPET_CHARS};
 pub use rules::rule::{Category, Rule, Strength};
 pub use screen::{
-    find_injection, find_injection_in_json, screen, screen_json, screen_parts, screen_parts_with,
-    screen_rules, statistical_verdict, Layer, StatisticalPolicy, Verdict,
+    find_injection, find_injection_in_json, screen, screen_json, screen_parts, screen_parts_as,
+    screen_parts_with, screen_rules, statistical_verdict, Layer, StatisticalPolicy, Verdict,
 };
 pub use similarity::{best_match, combine, exemplars, Exemplar, SimilarityMatch, SimilarityPolicy};
 

@@ -28,6 +28,7 @@ use super::passages;
 use super::rules::rule::{Category, Strength, Within};
 use super::rules::table::{Table, TABLE};
 use super::speech::{frames_discussion, is_discussion};
+use super::structure::{structured, Structured};
 
 /// Which layer produced a blocking match.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -126,25 +127,37 @@ struct Hit {
     rule_index: usize,
 }
 
-/// Runs the rules over one view; `guard` applies the discussion guard.
-/// The strongest evidence wins: a phrasing (soft) match is kept only if
-/// no hard, forgery or structural rule also matches, because those decide
-/// the block lane (`lane.rs`) and an order to leak wrapped in "ignore
-/// previous instructions" must not ride the softer verdict.
+/// Which rules a scan runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rules {
+    /// Every rule, the discussion guard applied.
+    All,
+    /// Every rule, no discussion guard (decoded segments).
+    Unguarded,
+    /// Forgery and structural rules only, guarded (a structured text's
+    /// whole text: its values are scanned one by one).
+    Layout,
+}
+
+/// Runs the `which` rules over one view. The strongest evidence wins: a
+/// phrasing (soft) match is kept only if no hard, forgery or structural
+/// rule also matches, because those decide the block lane (`lane.rs`) and
+/// an order to leak wrapped in "ignore previous instructions" must not
+/// ride the softer verdict.
 fn scan(
     table: &'static Table,
     view: &str,
     layer: Layer,
-    guard: bool,
+    which: Rules,
     discussed: &mut Vec<&'static str>,
 ) -> Option<Hit> {
-    let first = scan_from(table, view, layer, guard, discussed, 0)?;
+    let first = scan_from(table, view, layer, which, discussed, 0)?;
     if first.verdict.strength != Some(Strength::Soft) {
         return Some(first);
     }
     let mut later = discussed.clone();
     let next = first.rule_index + 1;
-    match scan_strong(table, view, layer, guard, &mut later, next) {
+    match scan_strong(table, view, layer, which, &mut later, next) {
         Some(strong) => {
             *discussed = later;
             Some(strong)
@@ -158,11 +171,11 @@ fn scan_strong(
     table: &'static Table,
     view: &str,
     layer: Layer,
-    guard: bool,
+    which: Rules,
     discussed: &mut Vec<&'static str>,
     mut from: usize,
 ) -> Option<Hit> {
-    while let Some(hit) = scan_from(table, view, layer, guard, discussed, from) {
+    while let Some(hit) = scan_from(table, view, layer, which, discussed, from) {
         if hit.verdict.strength != Some(Strength::Soft) {
             return Some(hit);
         }
@@ -176,13 +189,17 @@ fn scan_from(
     table: &'static Table,
     view: &str,
     layer: Layer,
-    guard: bool,
+    which: Rules,
     discussed: &mut Vec<&'static str>,
     from: usize,
 ) -> Option<Hit> {
+    let guard = which != Rules::Unguarded;
     let candidates = table.prefilter.candidates(view);
     for (idx, (rule, re)) in table.rules.iter().zip(&table.each).enumerate().skip(from) {
-        if !candidates[idx] {
+        if !candidates[idx]
+            || (which == Rules::Layout
+                && !matches!(rule.strength, Strength::Forgery | Strength::Structural))
+        {
             continue;
         }
         let name: &'static str = rule.name.as_str();
@@ -295,13 +312,33 @@ pub enum Passages {
     Ignored,
 }
 
+/// Whether a structured text (`structure.rs`) is read as its values;
+/// `Ignored` screens it as prose, for the bench's comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Structure {
+    /// The rules also read the values; the model scores each value.
+    Read,
+    /// As prose.
+    Ignored,
+}
+
 /// [`screen_parts`], choosing whether passages are scored.
 pub fn screen_parts_with(
     text: &str,
     model: Option<&NgramModel>,
     scoring: Passages,
 ) -> (Verdict, Option<f32>) {
-    let (mut verdict, score) = screen_views(text, model, scoring);
+    screen_parts_as(text, model, scoring, Structure::Read)
+}
+
+/// [`screen_parts_with`], choosing whether structure is read.
+pub fn screen_parts_as(
+    text: &str,
+    model: Option<&NgramModel>,
+    scoring: Passages,
+    structure: Structure,
+) -> (Verdict, Option<f32>) {
+    let (mut verdict, score) = screen_views(text, model, scoring, structure);
     verdict.cjk = ngram::mostly_cjk(text);
     (verdict, score)
 }
@@ -311,6 +348,7 @@ fn screen_views(
     text: &str,
     model: Option<&NgramModel>,
     scoring: Passages,
+    reading: Structure,
 ) -> (Verdict, Option<f32>) {
     let table = &*TABLE;
     let mut discussed = Vec::new();
@@ -343,23 +381,69 @@ fn screen_views(
         };
         (hit.verdict, score)
     };
-    if let Some(hit) = scan(table, &normalized, Layer::Normalized, true, &mut discussed) {
+    // A structured text (`structure.rs`): the forgery and structural
+    // rules read the whole text (a forged turn can sit in a key or the
+    // layout); every rule reads each value on its own, as the data means
+    // it (a dict rendering's escapes decoded, YAML's folded lines joined).
+    // Per value, because a phrase rule's requirements must hold within
+    // one value: a record's `sender` address is not the destination of an
+    // order in its `body` (over whole records, `data_exfiltration` blocked
+    // 3.6 % of the benign agentdojo dev records that way).
+    let structure = match reading {
+        Structure::Read => structured(text),
+        Structure::Ignored => None,
+    };
+    let whole_text = if structure.is_some() {
+        Rules::Layout
+    } else {
+        Rules::All
+    };
+    if let Some(hit) = scan(
+        table,
+        &normalized,
+        Layer::Normalized,
+        whole_text,
+        &mut discussed,
+    ) {
         let folded = model.and_then(|_| fold(&normalized));
         return judged(hit, &normalized, folded.as_ref());
     }
     let folded = fold(&normalized);
     if let Some(f) = &folded {
-        if let Some(hit) = scan(table, f, Layer::Folded, true, &mut discussed) {
+        if let Some(hit) = scan(table, f, Layer::Folded, whole_text, &mut discussed) {
             return judged(hit, f, folded.as_ref());
+        }
+    }
+    for field in structure.iter().flat_map(|s| &s.fields) {
+        let value = plain(&field.value);
+        if let Some(hit) = scan(table, &value, Layer::Normalized, Rules::All, &mut discussed) {
+            return judged(hit, &value, folded.as_ref());
+        }
+        if let Some(f) = fold(&value) {
+            if let Some(hit) = scan(table, &f, Layer::Folded, Rules::All, &mut discussed) {
+                return judged(hit, &f, folded.as_ref());
+            }
         }
     }
     for segment in decoded_segments(text) {
         let seg = plain(&segment.text);
-        if let Some(hit) = scan(table, &seg, Layer::Decoded, false, &mut discussed) {
+        if let Some(hit) = scan(
+            table,
+            &seg,
+            Layer::Decoded,
+            Rules::Unguarded,
+            &mut discussed,
+        ) {
             return (hit.verdict, None);
         }
         if let Some(folded) = fold(&seg) {
-            if let Some(hit) = scan(table, &folded, Layer::Decoded, false, &mut discussed) {
+            if let Some(hit) = scan(
+                table,
+                &folded,
+                Layer::Decoded,
+                Rules::Unguarded,
+                &mut discussed,
+            ) {
                 return (hit.verdict, None);
             }
         }
@@ -368,6 +452,11 @@ fn screen_views(
     // training, but can also blur an ordinary text, so the higher counts.
     // Passages of the normalized view only: the folded one is a fallback
     // for obfuscation, not a second chance at every paragraph.
+    if let (Some(s), Some(m)) = (&structure, model) {
+        let (score, framed) = structured_score(s, m, scoring);
+        let discussion = !discussed.is_empty() || framed.is_some_and(|f| frames_discussion(&f));
+        return (Verdict::clean(discussed, discussion), score);
+    }
     let score = whole(folded.as_ref());
     let mut framed: &str = &normalized;
     let score = match (scoring, model) {
@@ -389,6 +478,47 @@ fn screen_views(
     // is not a discussion of that order (whole texts as before).
     let discussion = !discussed.is_empty() || frames_discussion(framed);
     (Verdict::clean(discussed, discussion), score)
+}
+
+/// The statistical score of a structured text: the highest of its values,
+/// each read as `field: value` (normalized and folded views, and a long
+/// value's passages), never the keys, quotes and layout that made plain
+/// records score like attacks (`structure.rs`). Also the passage the score
+/// came from, for the reporting frame.
+fn structured_score(
+    s: &Structured,
+    model: &NgramModel,
+    scoring: Passages,
+) -> (Option<f32>, Option<String>) {
+    let mut best: (Option<f32>, Option<String>) = (None, None);
+    let mut consider = |view: &str| {
+        if let Some(p) = ngram::score_with(model, view) {
+            if best.0.is_none_or(|b| p > b) {
+                best = (Some(p), Some(view.to_owned()));
+            }
+        }
+    };
+    for field in &s.fields {
+        // Addresses, identifiers, dates and short labels are not prose:
+        // the model, trained on prose, reads "sender: lily.white@gmail.com"
+        // as five words and scored it 0.94. A value needs `MIN_WORDS`
+        // words of its own (split on whitespace) to be scored; the rules
+        // still read it.
+        if field.value.split_whitespace().count() < ngram::MIN_WORDS {
+            continue;
+        }
+        let view = plain(&format!("{}: {}", field.name, field.value));
+        consider(&view);
+        if let Some(f) = fold(&view) {
+            consider(&f);
+        }
+        if scoring == Passages::Scored {
+            for p in passages::passages(&view) {
+                consider(p);
+            }
+        }
+    }
+    best
 }
 
 /// Characters of context on each side of a match that the model judges
