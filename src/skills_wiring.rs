@@ -5,13 +5,15 @@
 //! same catalog.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::config::Settings;
 use crate::home::DataHome;
 use kirocrew_actors::clock::SharedClock;
 use kirocrew_actors::security_log::SecurityLogHandle;
-use kirocrew_actors::skills::SkillsConfig;
+use kirocrew_actors::skills::{SkillLedgerHandle, SkillsConfig};
+use kirocrew_actors::vector_store::{VectorStoreError, VectorStoreHandle};
 
 /// How long hits wait before the ledger is written (one write per burst).
 pub const LEDGER_FLUSH_DELAY: Duration = Duration::from_secs(5);
@@ -51,4 +53,22 @@ pub fn skills_config(
     config.user_home = dirs::home_dir();
     config.security_log = security_log;
     config
+}
+
+/// Starts the skills actor on memory.db's quarantine (`store`): a SKILL.md
+/// the screen flags is held there for review, and a release writes it back
+/// through this actor. How the daemon and every one-shot command that
+/// writes or releases skills start it.
+pub async fn start_skills(
+    home: &DataHome,
+    settings: &Settings,
+    clock: SharedClock,
+    security_log: Option<SecurityLogHandle>,
+    store: &VectorStoreHandle,
+) -> Result<SkillLedgerHandle, VectorStoreError> {
+    let mut config = skills_config(home, settings, clock, security_log);
+    config.quarantine = Some(store.clone());
+    let skills = SkillLedgerHandle::start(config);
+    store.attach_skill_replay(Arc::new(skills.clone())).await?;
+    Ok(skills)
 }

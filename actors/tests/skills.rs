@@ -384,7 +384,11 @@ async fn crud_sanitizes_confines_and_invalidates() {
     let outside = tempfile::tempdir().unwrap();
     let h = SkillLedgerHandle::start(skills_config(home.path(), clock()));
     let made = h
-        .create("Utils/Tiny_URL", "---\ndescription: short\n---\nbody")
+        .create(
+            "Utils/Tiny_URL",
+            "---\ndescription: short\n---\nbody",
+            "test",
+        )
         .await
         .unwrap();
     assert_eq!(made.name, "utils/tiny-url");
@@ -395,13 +399,13 @@ async fn crud_sanitizes_confines_and_invalidates() {
         "the write invalidated the cache"
     );
     assert!(matches!(
-        h.create("utils/tiny-url", "x").await,
+        h.create("utils/tiny-url", "x", "test").await,
         Err(SkillError::AlreadyExists(_))
     ));
     for bad in ["../x", "a/../../b", "%2e%2e/x", "/etc/x", "a\\b"] {
         assert!(
             matches!(
-                h.create(bad, "x").await,
+                h.create(bad, "x", "test").await,
                 Err(SkillError::InvalidName { .. })
             ),
             "{bad}"
@@ -413,7 +417,7 @@ async fn crud_sanitizes_confines_and_invalidates() {
     }
     std::os::unix::fs::symlink(outside.path(), home.path().join("skills/out")).unwrap();
     assert!(matches!(
-        h.create("out/evil", "x").await,
+        h.create("out/evil", "x", "test").await,
         Err(SkillError::NotOwned { .. })
     ));
     assert!(std::fs::read_dir(outside.path()).unwrap().next().is_none());
@@ -422,10 +426,10 @@ async fn crud_sanitizes_confines_and_invalidates() {
         triggers: Some(vec!["shorten".into()]),
         ..SkillEdit::default()
     };
-    let edited = h.edit("utils/tiny-url", edit).await.unwrap();
+    let edited = h.edit("utils/tiny-url", edit, "test").await.unwrap();
     assert_eq!(edited.triggers, ["shorten"]);
     assert_eq!(edited.description.as_deref(), Some("short"));
-    h.update("utils/tiny-url", "---\ndescription: new\n---\n")
+    h.update("utils/tiny-url", "---\ndescription: new\n---\n", "test")
         .await
         .unwrap();
     assert_eq!(

@@ -110,6 +110,10 @@ pub fn local_context_sources(
         rebuild_on_start: false,
     });
     let log = SecurityLogHandle::start(security_log_config(home, settings));
+    let mut skills_config =
+        crate::skills_wiring::skills_config(home, settings, system_clock(), Some(log.clone()));
+    // Read-only here, but a flagged write would be held, never lost.
+    skills_config.quarantine = Some(store.clone());
     let policy = home.sensitive_paths();
     let channels = ChannelHistoryHandle::start(channel_history_config(
         home,
@@ -127,9 +131,7 @@ pub fn local_context_sources(
             dir: home.sessions_dir(),
             clock: system_clock(),
         }),
-        skills: kirocrew_actors::skills::SkillLedgerHandle::start(
-            crate::skills_wiring::skills_config(home, settings, system_clock(), Some(log.clone())),
-        ),
+        skills: kirocrew_actors::skills::SkillLedgerHandle::start(skills_config),
         reader: SafeReader::new(policy, log, "cli"),
         clock: system_clock(),
         settings: ContextSettings::from_config(settings, home),

@@ -61,12 +61,17 @@ impl AppState {
             .attach_security_log(security_log.clone())
             .await
             .context("attaching the security log to the store")?;
-        let skills = SkillLedgerHandle::start(crate::skills_wiring::skills_config(
+        // A flagged SKILL.md is held in memory.db's quarantine, and
+        // released back through the skills actor.
+        let skills = crate::skills_wiring::start_skills(
             home,
             &settings,
             system_clock(),
             Some(security_log.clone()),
-        ));
+            &store,
+        )
+        .await
+        .context("attaching the skills writer to the quarantine")?;
         let hooks = HookRunnerHandle::start(
             HookRunnerConfig {
                 config_file: home.root().join("config.json"),

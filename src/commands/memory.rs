@@ -173,12 +173,30 @@ pub(crate) fn run(home: DataHome, cmd: MemoryCommand) -> anyhow::Result<ExitCode
                 super::memory_files::migrate(&home, &store, json).await
             }
             cmd => {
+                // A held skill is released through the skills actor.
+                let skills = match cmd {
+                    MemoryCommand::Quarantine { .. } => Some(
+                        crate::skills_wiring::start_skills(
+                            &home,
+                            &settings,
+                            kirocrew_actors::clock::system_clock(),
+                            Some(log.clone()),
+                            &store,
+                        )
+                        .await?,
+                    ),
+                    _ => None,
+                };
                 let mut out = std::io::stdout().lock();
                 let reader = SafeReader::new(home.sensitive_paths(), log.clone(), "cli");
                 let cap = settings.memory.semantic_context_cap;
-                execute(&store, &reader, cmd, cap, &mut out)
+                let result = execute(&store, &reader, cmd, cap, &mut out)
                     .await
-                    .map_err(anyhow::Error::from)
+                    .map_err(anyhow::Error::from);
+                if let Some(skills) = skills {
+                    let _ = skills.close().await;
+                }
+                result
             }
         };
         local.close().await?;

@@ -64,10 +64,11 @@ pub(crate) async fn execute(
         }
         QuarantineCommand::Release { id } => {
             let released = store.release_quarantined(id, REVIEWER).await?;
-            let what = match (&released.key, released.episode_id) {
-                (Some(key), _) => format!("semantic {key}"),
-                (None, Some(episode)) => format!("episodic fragment {episode}"),
-                (None, None) => released.layer.clone(),
+            let what = match (released.layer.as_str(), &released.key, released.episode_id) {
+                ("skill", Some(name), _) => format!("skill {name}"),
+                (_, Some(key), _) => format!("semantic {key}"),
+                (_, None, Some(episode)) => format!("episodic fragment {episode}"),
+                (layer, None, None) => layer.to_owned(),
             };
             writeln!(out, "released: item {id} stored as {what}")?;
         }

@@ -105,17 +105,25 @@ pub(crate) fn run(home: DataHome, command: SkillsCommand) -> anyhow::Result<Exit
     actix_rt::System::new().block_on(async move {
         let log =
             SecurityLogHandle::start(crate::app::builders::security_log_config(&home, &settings));
-        let skills = SkillLedgerHandle::start(crate::skills_wiring::skills_config(
+        // memory.db holds a skill the screen flags, for review.
+        let store = crate::app::builders::open_store(&home, &settings)
+            .await
+            .with_context(|| format!("opening {}", home.memory_db().display()))?;
+        store.attach_security_log(log.clone()).await?;
+        let skills = crate::skills_wiring::start_skills(
             &home,
             &settings,
             system_clock(),
             Some(log.clone()),
-        ));
+            &store,
+        )
+        .await?;
         let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
         let reader = SafeReader::new(home.sensitive_paths(), log.clone(), "cli");
         let mut out = std::io::stdout().lock();
         let result = execute(&skills, &reader, command, interactive, &mut out).await;
         let _ = skills.close().await;
+        let _ = store.close().await;
         // Waits for the audit events the command queued.
         let _ = log.recent(1, None).await;
         Ok(result?)

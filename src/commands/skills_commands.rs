@@ -11,7 +11,37 @@ use std::process::ExitCode;
 use super::{CommandError, CommandResult};
 
 use kirocrew_actors::skills::store::template;
-use kirocrew_actors::skills::{SkillEdit, SkillInfo, SkillLedgerHandle};
+use kirocrew_actors::skills::{SkillEdit, SkillError, SkillInfo, SkillLedgerHandle};
+
+/// Who the skills' security events name for these faces.
+const WRITER: &str = "cli";
+
+/// The exit status of a write held for review (as `memory set`'s).
+const QUARANTINED_EXIT: u8 = 4;
+
+/// A write's outcome: printed `done` when written; a write held in the
+/// quarantine is told with the command that releases it (exit 4).
+fn report<T>(
+    written: Result<T, SkillError>,
+    out: &mut impl Write,
+    done: impl FnOnce(T) -> String,
+) -> CommandResult {
+    match written {
+        Ok(value) => {
+            writeln!(out, "{}", done(value))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(SkillError::Quarantined { id, rule, .. }) => {
+            writeln!(
+                out,
+                "quarantined: held for review as item {id} (rule {rule}); \
+                 `kirocrew memory quarantine release {id}` writes it"
+            )?;
+            Ok(ExitCode::from(QUARANTINED_EXIT))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
 
 fn print_json(out: &mut impl Write, value: &impl serde::Serialize) -> CommandResult {
     writeln!(out, "{}", serde_json::to_string_pretty(value)?)?;
@@ -200,9 +230,10 @@ pub(crate) async fn new(
     out: &mut impl Write,
 ) -> CommandResult {
     let content = content.unwrap_or_else(|| template(name, description));
-    let info = skills.create(name, &content).await?;
-    writeln!(out, "created {} ({})", info.name, info.path)?;
-    Ok(ExitCode::SUCCESS)
+    let written = skills.create(name, &content, WRITER).await;
+    report(written, out, |info| {
+        format!("created {} ({})", info.name, info.path)
+    })
 }
 
 /// `skills edit NAME` with flags: a structured edit (every other
@@ -223,7 +254,11 @@ pub(crate) async fn edit(
         ));
     }
     if structured {
-        skills.edit(name, edit).await?;
+        let written = skills.edit(name, edit, WRITER).await;
+        if matches!(written, Err(SkillError::Quarantined { .. })) {
+            return report(written, out, |_| String::new());
+        }
+        written?;
     }
     if let Some(inject) = inject {
         let o = skills.set_inject_on_trigger(name, inject, "cli").await?;
@@ -270,9 +305,8 @@ pub(crate) async fn edit_in_editor(
         writeln!(out, "no changes")?;
         return Ok(ExitCode::SUCCESS);
     }
-    skills.update(name, &after).await?;
-    writeln!(out, "updated {name}")?;
-    Ok(ExitCode::SUCCESS)
+    let written = skills.update(name, &after, WRITER).await;
+    report(written, out, |_| format!("updated {name}"))
 }
 
 /// `skills remove NAME`.

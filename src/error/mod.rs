@@ -318,6 +318,10 @@ impl From<VectorStoreError> for ApiError {
                 code: "quarantine_not_found",
                 message,
             },
+            VectorStoreError::ReleaseRefused { .. } => ApiError::Conflict {
+                code: "release_refused",
+                message,
+            },
             VectorStoreError::ConflictSkipped { .. } => ApiError::Conflict {
                 code: "conflict_skip",
                 message,
@@ -527,6 +531,18 @@ impl From<SkillError> for ApiError {
             }
             SkillError::InvalidQuery(_) => ApiError::validation("invalid_query", message),
             SkillError::InvalidToolEvent(_) => ApiError::validation("invalid_tool_event", message),
+            SkillError::InjectionBlocked { .. } => {
+                ApiError::validation("injection_detected", message)
+            }
+            SkillError::Quarantined { id, rule, category } => ApiError::Quarantined {
+                id,
+                rule,
+                category,
+                message,
+            },
+            SkillError::ReviewUnavailable { .. } => {
+                ApiError::unavailable("quarantine_unavailable", &err)
+            }
             SkillError::Io { .. } => ApiError::internal("skills_io", &err),
             SkillError::Unavailable(_) => ApiError::unavailable("skills_unavailable", &err),
         }

@@ -26,6 +26,13 @@
 //!   kind?, raw_input?, command?, status?}` or `{"events": [...]}` (at most
 //!   100) → `{"results": [{tool_call_id, candidates, credited, duplicate}]}`
 //!
+//! Every write (POST, PUT) is screened (issue 42): the description and body
+//! are read by the injection rules. A flagged skill is held in the
+//! quarantine, not written: 202 `{"outcome": "quarantined", "id", "rule",
+//! "category", "message"}` (release it with `POST
+//! /api/memory/quarantine/{id}/release`); a blocked one is 422
+//! `injection_detected`. Both are security events.
+//!
 //! `-` is never a skill name, so `/api/skills/-/…` cannot shadow a skill.
 
 use actix_web::{web, HttpResponse};
@@ -40,6 +47,9 @@ use kirocrew_actors::skills::{SkillEdit, ToggleRefusal, ToolEvent};
 
 /// Most tool events in one request.
 const MAX_EVENTS: usize = 100;
+
+/// Who the skills' security events name for a REST write.
+const WRITER: &str = "http";
 
 /// Registers the skills routes (the `-/…` ones before `{name:.+}`).
 pub fn config_skills(cfg: &mut web::ServiceConfig) {
@@ -82,7 +92,7 @@ async fn create(
         Some(c) => c,
         None => template(&body.name, body.description.as_deref()),
     };
-    let info = state.skills.create(&body.name, &content).await?;
+    let info = state.skills.create(&body.name, &content, WRITER).await?;
     Ok(HttpResponse::Created().json(info))
 }
 
@@ -124,7 +134,7 @@ async fn update(
                 "send either content or structured fields, not both",
             ))
         }
-        (Some(content), false) => state.skills.update(&name, &content).await?,
+        (Some(content), false) => state.skills.update(&name, &content, WRITER).await?,
         (None, true) => {
             let edit = SkillEdit {
                 name: f.name,
@@ -134,7 +144,7 @@ async fn update(
                 inject_on_trigger: f.inject_on_trigger,
                 body: f.body,
             };
-            state.skills.edit(&name, edit).await?
+            state.skills.edit(&name, edit, WRITER).await?
         }
         (None, false) => {
             return Err(ApiError::validation(

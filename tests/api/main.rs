@@ -37,6 +37,7 @@ mod security_log;
 mod semantic;
 mod sessions;
 mod sessions_layers;
+mod skill_screening;
 mod skills;
 mod text_safety;
 mod transport;

@@ -10,7 +10,12 @@ use serde_json::{json, Value};
 use crate::cli::{run_cli, stderr, stdout};
 use crate::helpers::{assert_error, spawn_app, TestApp};
 
-async fn send(app: &TestApp, method: Method, path: &str, body: Value) -> reqwest::Response {
+pub(crate) async fn send(
+    app: &TestApp,
+    method: Method,
+    path: &str,
+    body: Value,
+) -> reqwest::Response {
     app.request(method, path)
         .json(&body)
         .send()
@@ -22,7 +27,7 @@ fn skill_file(app: &TestApp, name: &str) -> std::path::PathBuf {
     app.home_path().join("skills").join(name).join("SKILL.md")
 }
 
-async fn events(app: &TestApp, category: &str, at_least: usize) -> Vec<Value> {
+pub(crate) async fn events(app: &TestApp, category: &str, at_least: usize) -> Vec<Value> {
     // Recorded without waiting on the request path: poll briefly.
     let mut found = Vec::new();
     for _ in 0..50 {

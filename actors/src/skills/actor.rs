@@ -24,6 +24,7 @@ use super::ledger::Ledger;
 use super::types::{CatalogEntry, SkillBody, SkillInfo};
 use crate::clock::SharedClock;
 use crate::security_log::{SecurityEvent, SecurityLogHandle};
+use crate::vector_store::VectorStoreHandle;
 
 /// Tool calls remembered between phase one and phase two, and completed
 /// calls remembered for dedupe.
@@ -57,6 +58,10 @@ pub struct SkillsConfig {
     /// Where the toggle's outcomes and trigger matches are recorded
     /// (`None`: to the tracing log only, for one-shot tools and tests).
     pub security_log: Option<SecurityLogHandle>,
+    /// Where a flagged SKILL.md is held for review (memory.db's
+    /// quarantine; `None`: a flagged write is refused with
+    /// `ReviewUnavailable`, for tools started without memory.db).
+    pub quarantine: Option<VectorStoreHandle>,
 }
 
 impl SkillsConfig {
@@ -78,6 +83,7 @@ impl SkillsConfig {
             user_home: None,
             clock,
             security_log: None,
+            quarantine: None,
         }
     }
 }

@@ -59,6 +59,33 @@ pub enum SkillError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The screen found high-precision evidence of an injection in the
+    /// description or body (issue 42, item 9); nothing was written.
+    #[error("skill refused: injection screening matched rule {rule:?}")]
+    InjectionBlocked {
+        /// The blocking rule.
+        rule: &'static str,
+    },
+    /// The screen flagged the description or body on uncertain evidence:
+    /// the write is held in the quarantine (layer `skill`) for a person to
+    /// release or drop; nothing was written to the skills directory.
+    #[error("skill held in quarantine for review (item {id}, rule: {rule})")]
+    Quarantined {
+        /// The quarantine item's id.
+        id: i64,
+        /// The rule that flagged it.
+        rule: &'static str,
+        /// The rule's attack category, when it has one.
+        category: Option<&'static str>,
+    },
+    /// The screen flagged the write on uncertain evidence but no
+    /// quarantine is attached to hold it (a tool started without
+    /// memory.db); nothing was written.
+    #[error("skill flagged by injection screening (rule {rule:?}) and no quarantine is attached to hold it for review")]
+    ReviewUnavailable {
+        /// The rule that flagged it.
+        rule: &'static str,
+    },
     /// The actor is not running (shutting down).
     #[error("skills unavailable: {0}")]
     Unavailable(String),

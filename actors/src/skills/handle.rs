@@ -9,12 +9,14 @@ use super::actor::{SkillLedger, SkillsConfig};
 use super::context_messages::*;
 use super::editor::SkillEdit;
 use super::error::SkillError;
+use super::flagged::{Flagged, Written};
 use super::messages::*;
 use super::types::{
     BudgetReport, MessageSkills, SearchHit, SessionSkills, SkillBody, SkillDetail, SkillInfo,
     ToggleOutcome, ToolEvent, ToolEventOutcome, TriggeredSkills,
 };
 use crate::ask::ask;
+use crate::vector_store::{HeldSkill, ReplayError, ReplayFuture, SkillReplay, VectorStoreHandle};
 
 /// A cloneable reference to the running skills actor.
 #[derive(Clone)]
@@ -22,6 +24,8 @@ pub struct SkillLedgerHandle {
     addr: Addr<SkillLedger>,
     arbiter: ArbiterHandle,
     skills_dir: PathBuf,
+    /// Where flagged writes are held (`SkillsConfig::quarantine`).
+    quarantine: Option<VectorStoreHandle>,
 }
 
 impl std::fmt::Debug for SkillLedgerHandle {
@@ -40,11 +44,40 @@ impl SkillLedgerHandle {
     pub fn start(config: SkillsConfig) -> Self {
         let arbiter = Arbiter::new().handle();
         let skills_dir = config.skills_dir.clone();
+        let quarantine = config.quarantine.clone();
         let addr = SkillLedger::start_in_arbiter(&arbiter, move |_| SkillLedger::new(config));
         Self {
             addr,
             arbiter,
             skills_dir,
+            quarantine,
+        }
+    }
+
+    /// Sends a write; a flagged one is held in the quarantine and answered
+    /// as [`SkillError::Quarantined`] (`flagged.rs`).
+    async fn write<M>(&self, msg: M) -> Result<SkillInfo, SkillError>
+    where
+        M: Message<Result = Result<Written, SkillError>> + Send + 'static,
+        SkillLedger: Handler<M>,
+    {
+        match self.ask(msg).await? {
+            Written::Stored(info) => Ok(info),
+            Written::Flagged(flagged) => Err(self.hold(*flagged).await),
+        }
+    }
+
+    async fn hold(&self, flagged: Flagged) -> SkillError {
+        let rule = flagged.verdict.rule.unwrap_or("injection");
+        let Some(store) = &self.quarantine else {
+            return SkillError::ReviewUnavailable { rule };
+        };
+        match store
+            .hold_skill(flagged.write, flagged.text, flagged.verdict)
+            .await
+        {
+            Ok(HeldSkill { id, rule, category }) => SkillError::Quarantined { id, rule, category },
+            Err(e) => SkillError::Unavailable(format!("the quarantine could not hold it: {e}")),
         }
     }
 
@@ -75,29 +108,53 @@ impl SkillLedgerHandle {
         .await
     }
 
-    /// Creates a skill; `name` is sanitized (lowercase, hyphens, slashes).
-    pub async fn create(&self, name: &str, content: &str) -> Result<SkillInfo, SkillError> {
-        self.ask(CreateSkill {
+    /// Creates a skill on behalf of `by` (`http`, `cli`, …); `name` is
+    /// sanitized (lowercase, hyphens, slashes). The description and body
+    /// are screened: a flagged skill is held for review
+    /// ([`SkillError::Quarantined`]), a blocked one refused.
+    pub async fn create(
+        &self,
+        name: &str,
+        content: &str,
+        by: &str,
+    ) -> Result<SkillInfo, SkillError> {
+        self.write(CreateSkill {
             name: name.to_owned(),
             content: content.to_owned(),
+            by: by.to_owned(),
+            released: false,
         })
         .await
     }
 
-    /// Overwrites an owned skill's SKILL.md.
-    pub async fn update(&self, name: &str, content: &str) -> Result<SkillInfo, SkillError> {
-        self.ask(UpdateSkill {
+    /// Overwrites an owned skill's SKILL.md (screened like `create`).
+    pub async fn update(
+        &self,
+        name: &str,
+        content: &str,
+        by: &str,
+    ) -> Result<SkillInfo, SkillError> {
+        self.write(UpdateSkill {
             name: name.to_owned(),
             content: content.to_owned(),
+            by: by.to_owned(),
+            released: false,
         })
         .await
     }
 
-    /// Applies a structured edit (every unmodelled key kept byte for byte).
-    pub async fn edit(&self, name: &str, edit: SkillEdit) -> Result<SkillInfo, SkillError> {
-        self.ask(EditSkill {
+    /// Applies a structured edit (every unmodelled key kept byte for byte;
+    /// the result screened like `create`).
+    pub async fn edit(
+        &self,
+        name: &str,
+        edit: SkillEdit,
+        by: &str,
+    ) -> Result<SkillInfo, SkillError> {
+        self.write(EditSkill {
             name: name.to_owned(),
             edit,
+            by: by.to_owned(),
         })
         .await
     }
@@ -211,5 +268,38 @@ impl SkillLedgerHandle {
         let res = self.ask(CloseSkills).await;
         self.arbiter.stop();
         res
+    }
+}
+
+/// Releases held skills (`vector_store/quarantine/replay.rs`): the held
+/// text is written past the screen, every other rule still applies.
+impl SkillReplay for SkillLedgerHandle {
+    fn replay(&self, name: String, content: String, create: bool) -> ReplayFuture {
+        let me = self.clone();
+        Box::pin(async move {
+            let by = "quarantine_release".to_owned();
+            let written = if create {
+                let msg = CreateSkill {
+                    name,
+                    content,
+                    by,
+                    released: true,
+                };
+                me.write(msg).await
+            } else {
+                let msg = UpdateSkill {
+                    name,
+                    content,
+                    by,
+                    released: true,
+                };
+                me.write(msg).await
+            };
+            match written {
+                Ok(_) => Ok(()),
+                Err(SkillError::Unavailable(why)) => Err(ReplayError::Unavailable(why)),
+                Err(refused) => Err(ReplayError::Refused(refused.to_string())),
+            }
+        })
     }
 }

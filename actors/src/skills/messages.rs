@@ -8,12 +8,14 @@ use super::actor::SkillLedger;
 use super::budget::budget;
 use super::editor::{apply_edit, set_inject_line, RewriteRefusal, SkillEdit};
 use super::error::SkillError;
+use super::flagged::Written;
 use super::names::{check_safe, sanitize};
 use super::search::{query_words, search};
 use super::store;
 use super::types::{
     BudgetReport, SearchHit, SkillDetail, SkillInfo, SkillSource, ToggleOutcome, ToggleRefusal,
 };
+use crate::vector_store::SkillWrite;
 
 /// Every skill, by name.
 #[derive(Debug, Message)]
@@ -30,32 +32,42 @@ pub(crate) struct GetSkill {
 
 /// Creates a skill in the owned directory (the name is sanitized).
 #[derive(Debug, Message)]
-#[rtype(result = "Result<SkillInfo, SkillError>")]
+#[rtype(result = "Result<Written, SkillError>")]
 pub(crate) struct CreateSkill {
     /// The skill (its key).
     pub name: String,
     /// The whole SKILL.md text.
     pub content: String,
+    /// Who writes it (`http`, `cli`, …), for the security events.
+    pub by: String,
+    /// A person released it from the quarantine: not screened again.
+    pub released: bool,
 }
 
 /// Overwrites an owned skill's SKILL.md.
 #[derive(Debug, Message)]
-#[rtype(result = "Result<SkillInfo, SkillError>")]
+#[rtype(result = "Result<Written, SkillError>")]
 pub(crate) struct UpdateSkill {
     /// The skill (its key).
     pub name: String,
     /// The whole SKILL.md text.
     pub content: String,
+    /// Who writes it.
+    pub by: String,
+    /// A person released it from the quarantine: not screened again.
+    pub released: bool,
 }
 
 /// Applies a structured edit to an owned skill.
 #[derive(Debug, Message)]
-#[rtype(result = "Result<SkillInfo, SkillError>")]
+#[rtype(result = "Result<Written, SkillError>")]
 pub(crate) struct EditSkill {
     /// The skill (its key).
     pub name: String,
     /// The fields to change.
     pub edit: SkillEdit,
+    /// Who writes it.
+    pub by: String,
 }
 
 /// Deletes an owned skill's directory.
@@ -120,7 +132,7 @@ impl SkillLedger {
     /// changed what is recorded): whether it was created, `always` and
     /// `triggers` before and after when they changed, and the BLAKE3 of the
     /// new text (not the text).
-    fn record_change(&self, name: &str, before: Option<&str>, after: &str) {
+    fn record_change(&self, name: &str, before: Option<&str>, after: &str, by: &str) {
         let new = super::frontmatter::parse(after);
         let old = before.map(super::frontmatter::parse);
         let mut detail = serde_json::json!({
@@ -140,16 +152,16 @@ impl SkillLedger {
         } else if !new.triggers.is_empty() {
             detail["triggers"] = serde_json::json!(new.triggers);
         }
-        self.security_event("skill_change", "skills", "written", detail);
+        self.security_event("skill_change", by, "written", detail);
     }
 
-    fn written(&mut self, name: &str) -> Result<SkillInfo, SkillError> {
+    fn written(&mut self, name: &str) -> Result<Written, SkillError> {
         self.invalidate();
         let entry = self
             .catalog
             .get(name)
             .ok_or_else(|| SkillError::NotFound(name.to_owned()))?;
-        Ok(self.info(&entry))
+        Ok(Written::Stored(self.info(&entry)))
     }
 
     fn toggle(
@@ -212,46 +224,73 @@ impl Handler<GetSkill> for SkillLedger {
 }
 
 impl Handler<CreateSkill> for SkillLedger {
-    type Result = Result<SkillInfo, SkillError>;
+    type Result = Result<Written, SkillError>;
 
     fn handle(&mut self, msg: CreateSkill, _: &mut Context<Self>) -> Self::Result {
         let name = sanitize(&msg.name)?;
         if self.catalog.get(&name).is_some() {
             return Err(SkillError::AlreadyExists(name));
         }
-        store::create(&self.config.skills_dir, &name, &msg.content)?;
-        self.record_change(&name, None, &msg.content);
-        self.written(&name)
+        store::validate_content(&msg.content)?;
+        let write = SkillWrite {
+            name,
+            content: msg.content,
+            create: true,
+            source: msg.by,
+        };
+        if let Some(flagged) = self.screen_write(&write, msg.released)? {
+            return Ok(Written::Flagged(Box::new(flagged)));
+        }
+        store::create(&self.config.skills_dir, &write.name, &write.content)?;
+        self.record_change(&write.name, None, &write.content, &write.source);
+        self.written(&write.name)
     }
 }
 
 impl Handler<UpdateSkill> for SkillLedger {
-    type Result = Result<SkillInfo, SkillError>;
+    type Result = Result<Written, SkillError>;
 
     fn handle(&mut self, msg: UpdateSkill, _: &mut Context<Self>) -> Self::Result {
         self.owned_entry(&msg.name)?;
-        let before = store::read_owned(&self.config.skills_dir, &msg.name).ok();
-        store::overwrite(&self.config.skills_dir, &msg.name, &msg.content)?;
-        self.record_change(
-            &msg.name,
-            before.as_ref().map(|(_, t)| t.as_str()),
-            &msg.content,
-        );
-        self.written(&msg.name)
+        store::validate_content(&msg.content)?;
+        let write = SkillWrite {
+            name: msg.name,
+            content: msg.content,
+            create: false,
+            source: msg.by,
+        };
+        if let Some(flagged) = self.screen_write(&write, msg.released)? {
+            return Ok(Written::Flagged(Box::new(flagged)));
+        }
+        let before = store::read_owned(&self.config.skills_dir, &write.name).ok();
+        store::overwrite(&self.config.skills_dir, &write.name, &write.content)?;
+        let before = before.as_ref().map(|(_, t)| t.as_str());
+        self.record_change(&write.name, before, &write.content, &write.source);
+        self.written(&write.name)
     }
 }
 
 impl Handler<EditSkill> for SkillLedger {
-    type Result = Result<SkillInfo, SkillError>;
+    type Result = Result<Written, SkillError>;
 
     fn handle(&mut self, msg: EditSkill, _: &mut Context<Self>) -> Self::Result {
         self.owned_entry(&msg.name)?;
         let (_, text) = store::read_owned(&self.config.skills_dir, &msg.name)?;
         let new = apply_edit(&text, &msg.edit)
             .map_err(|_| SkillError::UnterminatedFrontmatter(msg.name.clone()))?;
-        store::overwrite(&self.config.skills_dir, &msg.name, &new)?;
-        self.record_change(&msg.name, Some(&text), &new);
-        self.written(&msg.name)
+        store::validate_content(&new)?;
+        let write = SkillWrite {
+            name: msg.name,
+            content: new,
+            create: false,
+            source: msg.by,
+        };
+        if let Some(flagged) = self.screen_write(&write, false)? {
+            return Ok(Written::Flagged(Box::new(flagged)));
+        }
+        store::overwrite(&self.config.skills_dir, &write.name, &write.content)?;
+        self.record_change(&write.name, Some(&text), &write.content, &write.source);
+        self.written(&write.name)
     }
 }
 

@@ -13,7 +13,9 @@
 //! lazy-load, the usage ledger, `skill_search`, direct reads, trigger
 //! matching with `inject_on_trigger`, the toggle, `list_skills` fields, the
 //! Context Budget endpoint, the structured editor's preservation rule,
-//! CRUD). Registry discovery and auto-created skills are not here.
+//! CRUD), and the injection screen of every write (issue 42: `screen.rs`,
+//! `flagged.rs`; a flagged write is held in memory.db's quarantine).
+//! Registry discovery and auto-created skills are not here.
 //!
 //! Layout: pure logic in [`frontmatter`] + [`lenient`] + [`keys`]
 //! (reading SKILL.md), [`editor`] (structured edits and the toggle's line
@@ -32,6 +34,7 @@ mod context_messages;
 mod crediting;
 mod editor;
 mod error;
+mod flagged;
 pub mod frontmatter;
 mod handle;
 mod keys;
@@ -39,6 +42,7 @@ pub mod ledger;
 mod lenient;
 mod messages;
 mod names;
+mod screen;
 mod search;
 pub mod store;
 pub(crate) mod triggers;

@@ -33,6 +33,7 @@ use std::sync::Arc;
 
 use super::episodic::mirror::EpisodicMirror;
 use super::error::VectorStoreError;
+use super::quarantine::SkillReplay;
 use super::screening::{ExemplarBank, Screening};
 use super::semantic::mirror::SemanticMirror;
 use super::settings::StoreSettings;
@@ -63,6 +64,9 @@ pub(crate) struct VectorStore {
     pub(super) exemplar_bank: Option<Arc<ExemplarBank>>,
     /// Where injection blocks are also recorded, once attached.
     pub(super) security_log: Option<SecurityLogHandle>,
+    /// The writer of released skills, once the skills actor attached
+    /// itself (`quarantine/replay.rs`).
+    pub(super) skill_replay: Option<Arc<dyn SkillReplay>>,
     /// The embedding model's calibration (its similarity thresholds), once
     /// measured; used only while its model is the space's.
     pub(super) calibration: Option<Calibration>,
@@ -290,6 +294,7 @@ pub(super) mod supervision_tests {
             reembed: Default::default(),
             exemplar_bank: None,
             security_log: None,
+            skill_replay: None,
             calibration: None,
             audit_wake: Default::default(),
             background: TaskTracker::new(),

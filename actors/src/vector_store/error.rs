@@ -66,6 +66,15 @@ pub enum VectorStoreError {
     /// No quarantine item with this id.
     #[error("no quarantine item with id {0}")]
     QuarantineNotFound(i64),
+    /// A held item's writer refused it on release (a held skill whose name
+    /// was taken meanwhile, …); the item stays held.
+    #[error("release of quarantine item {id} refused: {reason}")]
+    ReleaseRefused {
+        /// The quarantine item.
+        id: i64,
+        /// The writer's reason.
+        reason: String,
+    },
     /// The existing row won the conflict ladder; nothing was changed.
     #[error("write to {key:?} skipped: {reason}")]
     ConflictSkipped {

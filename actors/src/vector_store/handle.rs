@@ -75,6 +75,7 @@ impl VectorStoreHandle {
             reembed: Default::default(),
             exemplar_bank: None,
             security_log: None,
+            skill_replay: None,
             calibration: None,
             audit_wake: wake,
             background: tokio_util::task::TaskTracker::new(),

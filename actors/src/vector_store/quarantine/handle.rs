@@ -2,10 +2,15 @@
 //! people (the REST API, the dashboard, the CLI, the console); no agent
 //! surface (MCP, hooks) calls them.
 
+use std::sync::Arc;
+
 use super::messages::{
     DropQuarantined, ExpireQuarantine, ListQuarantine, ReleaseQuarantined, SearchQuarantine,
 };
+use super::replay::SkillReplay;
+use super::skills::{AttachSkillReplay, HeldSkill, HoldSkill, SkillWrite};
 use super::types::{QuarantineItem, Released};
+use crate::security::screen::Verdict;
 use crate::vector_store::error::VectorStoreError;
 use crate::vector_store::handle::VectorStoreHandle;
 use crate::vector_store::keyword::{is_stop_word, words};
@@ -70,5 +75,29 @@ impl VectorStoreHandle {
     /// returns how many.
     pub async fn expire_quarantine(&self, days: u32) -> Result<usize, VectorStoreError> {
         self.ask(ExpireQuarantine { days }).await
+    }
+
+    /// Holds a flagged SKILL.md write (`text`: what was screened) for a
+    /// person to release or drop.
+    pub async fn hold_skill(
+        &self,
+        skill: SkillWrite,
+        text: String,
+        verdict: Verdict,
+    ) -> Result<HeldSkill, VectorStoreError> {
+        self.ask(HoldSkill {
+            skill,
+            text,
+            verdict,
+        })
+        .await
+    }
+
+    /// Attaches the writer that releases held skills (the skills actor).
+    pub async fn attach_skill_replay(
+        &self,
+        writer: Arc<dyn SkillReplay>,
+    ) -> Result<(), VectorStoreError> {
+        self.ask(AttachSkillReplay(writer)).await
     }
 }

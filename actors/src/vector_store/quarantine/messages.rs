@@ -2,11 +2,14 @@
 //! expire. Release, drop and expiry are `AtomicResponse` (the row and its
 //! replayed write change together with nothing interleaved).
 
+use std::sync::Arc;
+
 use actix::prelude::*;
 use serde_json::json;
 use sqlx::sqlite::SqlitePool;
 
 use super::db;
+use super::replay::{ReplayError, SkillReplay};
 use super::types::{Held, QuarantineItem, Released};
 use crate::clock::format_ts;
 use crate::security::redact::redact;
@@ -95,8 +98,15 @@ impl Handler<ReleaseQuarantined> for VectorStore {
             released: true,
             ..self.screening()
         };
+        let replay = self.skill_replay.clone();
         self.atomic(move |pool, settings, now| async move {
-            release(&pool, &settings, &space, &screening, msg, &now).await
+            let to = Writers {
+                settings: &settings,
+                space: &space,
+                screening: &screening,
+                skills: replay,
+            };
+            release(&pool, to, msg, &now).await
         })
     }
 }
@@ -138,17 +148,31 @@ impl Handler<ExpireQuarantine> for VectorStore {
     }
 }
 
+/// What a release replays a held write through.
+struct Writers<'a> {
+    settings: &'a StoreSettings,
+    space: &'a SpaceInfo,
+    screening: &'a Screening,
+    /// The skills actor, for a held skill.
+    skills: Option<Arc<dyn SkillReplay>>,
+}
+
 /// Replays the held write, then removes the item (both audited). The item
-/// stays when the write fails (a conflict, a duplicate, a full store), so
-/// nothing is lost and the reviewer sees why.
+/// stays when the write fails (a conflict, a duplicate, a full store, a
+/// skill name taken meanwhile), so nothing is lost and the reviewer sees
+/// why.
 async fn release(
     pool: &SqlitePool,
-    settings: &StoreSettings,
-    space: &SpaceInfo,
-    screening: &Screening,
+    to: Writers<'_>,
     msg: ReleaseQuarantined,
     now: &str,
 ) -> Result<Released, VectorStoreError> {
+    let Writers {
+        settings,
+        space,
+        screening,
+        skills,
+    } = to;
     let (item, held) = {
         let mut conn = pool.acquire().await?;
         db::get(&mut conn, msg.id)
@@ -200,6 +224,15 @@ async fn release(
             let id = store(pool, w, None, None, limits, screening, now).await?;
             released.episode_id = Some(id);
         }
+        Held::Skill {
+            name,
+            content,
+            create,
+            ..
+        } => {
+            replay_skill(skills, item.id, &name, content, create).await?;
+            released.key = Some(name);
+        }
     }
     let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
     db::delete(&mut tx, item.id).await?;
@@ -213,6 +246,26 @@ async fn release(
         &msg.by,
     );
     Ok(released)
+}
+
+/// Writes a held skill through the skills actor (`replay.rs`).
+async fn replay_skill(
+    skills: Option<Arc<dyn SkillReplay>>,
+    id: i64,
+    name: &str,
+    content: String,
+    create: bool,
+) -> Result<(), VectorStoreError> {
+    let skills = skills.ok_or_else(|| {
+        VectorStoreError::Unavailable("no skills writer is attached to release a held skill".into())
+    })?;
+    skills
+        .replay(name.to_owned(), content, create)
+        .await
+        .map_err(|e| match e {
+            ReplayError::Refused(reason) => VectorStoreError::ReleaseRefused { id, reason },
+            ReplayError::Unavailable(why) => VectorStoreError::Unavailable(why),
+        })
 }
 
 /// The audit event of a release, drop or expiry.

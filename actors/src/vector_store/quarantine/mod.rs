@@ -14,7 +14,8 @@
 //! first with an audit event, so a flood of flagged writes stays bounded.
 //!
 //! Who talks to it: every memory writer (`hold.rs`, called through
-//! `refusal::enforce`), and the humans' surfaces through the handle: `GET
+//! `refusal::enforce`), the skills actor for a flagged SKILL.md (`HoldSkill`;
+//! released back through it, `replay.rs`), and the humans' surfaces through the handle: `GET
 //! /api/memory/quarantine`, `POST …/{id}/release|drop`, the dashboard card,
 //! `kirocrew memory quarantine list|release|drop` and the console.
 
@@ -22,8 +23,12 @@ pub(crate) mod db;
 mod handle;
 pub(crate) mod hold;
 pub(crate) mod messages;
+pub(crate) mod replay;
+pub(crate) mod skills;
 pub(crate) mod types;
 
+pub use replay::{ReplayError, ReplayFuture, SkillReplay};
+pub use skills::{HeldSkill, SkillWrite};
 pub use types::{QuarantineItem, Released};
 
 /// Items kept at most (the oldest are dropped beyond it, audited).

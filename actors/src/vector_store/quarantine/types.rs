@@ -7,10 +7,11 @@ use serde::{Deserialize, Serialize};
 pub struct QuarantineItem {
     /// Row id (what release and drop take).
     pub id: i64,
-    /// `semantic` (lessons included: their key starts `lesson.`) or
-    /// `episodic`.
+    /// `semantic` (lessons included: their key starts `lesson.`),
+    /// `episodic` or `skill`.
     pub layer: String,
-    /// The semantic key; none for an episodic fragment.
+    /// The semantic key or the skill's name; none for an episodic
+    /// fragment.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
     /// The text as screened.
@@ -30,9 +31,9 @@ pub struct QuarantineItem {
 pub struct Released {
     /// The quarantine row released (now gone).
     pub id: i64,
-    /// `semantic` or `episodic`.
+    /// `semantic`, `episodic` or `skill`.
     pub layer: String,
-    /// The semantic key written.
+    /// The semantic key written, or the skill's name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
     /// The episodic fragment's new id.
@@ -60,21 +61,32 @@ pub(crate) enum Held {
         created_at: Option<chrono::DateTime<chrono::Utc>>,
         preserve: bool,
     },
+    /// A SKILL.md write (issue 42): released into the skills directory by
+    /// the skills actor ([`super::replay::SkillReplay`]).
+    Skill {
+        name: String,
+        content: String,
+        /// A new skill (`true`) or an overwrite of an owned one.
+        create: bool,
+        source: String,
+    },
 }
 
 impl Held {
-    /// `semantic` or `episodic`.
+    /// `semantic`, `episodic` or `skill`.
     pub(crate) fn layer(&self) -> &'static str {
         match self {
             Self::Semantic { .. } => "semantic",
             Self::Episodic { .. } => "episodic",
+            Self::Skill { .. } => "skill",
         }
     }
 
-    /// The semantic key, if any.
+    /// The semantic key or the skill's name, if any.
     pub(crate) fn key(&self) -> Option<&str> {
         match self {
             Self::Semantic { key, .. } => Some(key),
+            Self::Skill { name, .. } => Some(name),
             Self::Episodic { .. } => None,
         }
     }
@@ -82,7 +94,9 @@ impl Held {
     /// The writer's source label.
     pub(crate) fn source(&self) -> &str {
         match self {
-            Self::Semantic { source, .. } | Self::Episodic { source, .. } => source,
+            Self::Semantic { source, .. }
+            | Self::Episodic { source, .. }
+            | Self::Skill { source, .. } => source,
         }
     }
 }
