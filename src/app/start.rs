@@ -29,7 +29,6 @@ use kirocrew_actors::hooks::{HookRunnerConfig, HookRunnerHandle};
 use kirocrew_actors::lessons_file::LessonFile;
 use kirocrew_actors::security_log::SecurityLogHandle;
 use kirocrew_actors::sensitive_paths::SafeReader;
-use kirocrew_actors::skills::SkillLedgerHandle;
 use kirocrew_actors::transcripts::{TranscriptsConfig, TranscriptsHandle};
 use kirocrew_actors::vector_store::{VectorStoreError, VectorStoreHandle};
 

@@ -7,6 +7,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::Subcommand;
 
 use super::skills_commands as cmd;

@@ -194,6 +194,7 @@ impl VectorStoreError {
             | VectorStoreError::InjectionDetected { .. }
             | VectorStoreError::Quarantined { .. }
             | VectorStoreError::QuarantineNotFound(_)
+            | VectorStoreError::ReleaseRefused { .. }
             | VectorStoreError::ConflictSkipped { .. }
             | VectorStoreError::NotFound(_)
             | VectorStoreError::UserOwned(_)
