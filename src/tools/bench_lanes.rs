@@ -14,7 +14,37 @@ use serde_json::{json, Map, Value};
 
 use kirocrew_actors::security::{Lane, Verdict};
 
-use super::bench_screening::Row;
+use serde::Deserialize;
+
+/// One labelled text.
+#[derive(Debug, Deserialize)]
+pub(super) struct Row {
+    /// `label`: attack (true) or benign.
+    #[serde(rename = "label", deserialize_with = "attack_label")]
+    pub(super) attack: bool,
+    /// The attack family or benign kind.
+    pub(super) category: String,
+    /// The text.
+    pub(super) text: String,
+    /// Where the text came from (`package==version path…`), optional; the
+    /// lanes report groups by its first word.
+    #[serde(default)]
+    pub(super) source: Option<String>,
+    /// The file name of the set the row was read from.
+    #[serde(skip)]
+    pub(super) set: String,
+}
+
+/// `label` must be `attack` or `benign`; answers whether it is an attack.
+fn attack_label<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    match String::deserialize(d)?.as_str() {
+        "attack" => Ok(true),
+        "benign" => Ok(false),
+        other => Err(serde::de::Error::custom(format!(
+            "label must be attack or benign, not {other:?}"
+        ))),
+    }
+}
 
 /// Allowed / quarantined / blocked counts of one group.
 #[derive(Debug, Default, Clone, Copy)]

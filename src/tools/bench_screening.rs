@@ -19,9 +19,10 @@ use std::path::PathBuf;
 
 use anyhow::bail;
 use clap::Args;
-use serde::Deserialize;
+
 use serde_json::{json, Value};
 
+use super::bench_lanes::Row;
 use kirocrew_actors::embedder::{EmbedKind, EmbedderHandle};
 use kirocrew_actors::security::ngram::{self, NgramModel};
 use kirocrew_actors::security::screen::{
@@ -52,25 +53,6 @@ pub struct ScreeningArgs {
     /// Print one JSON object as the last line.
     #[arg(long)]
     pub json: bool,
-}
-
-/// One labelled text.
-#[derive(Debug, Deserialize)]
-pub(super) struct Row {
-    /// `label`: attack (true) or benign.
-    #[serde(rename = "label", deserialize_with = "attack_label")]
-    pub(super) attack: bool,
-    /// The attack family or benign kind.
-    pub(super) category: String,
-    /// The text.
-    pub(super) text: String,
-    /// Where the text came from (`package==version path…`), optional; the
-    /// lanes report groups by its first word.
-    #[serde(default)]
-    pub(super) source: Option<String>,
-    /// The file name of the set the row was read from.
-    #[serde(skip)]
-    pub(super) set: String,
 }
 
 /// Blocked / total per category, attacks and benign texts apart.
@@ -146,17 +128,6 @@ pub(super) fn read_rows(paths: &[PathBuf]) -> anyhow::Result<Vec<Row>> {
         bail!("the sets hold no rows");
     }
     Ok(rows)
-}
-
-/// `label` must be `attack` or `benign`; answers whether it is an attack.
-fn attack_label<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
-    match String::deserialize(d)?.as_str() {
-        "attack" => Ok(true),
-        "benign" => Ok(false),
-        other => Err(serde::de::Error::custom(format!(
-            "label must be attack or benign, not {other:?}"
-        ))),
-    }
 }
 
 /// Embeds `texts` in batches (documents, as the store embeds a write).

@@ -20,7 +20,8 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 use clap::Args;
 
-use super::bench_screening::{measure, print_report, read_rows, screen_rows, Row};
+use super::bench_lanes::Row;
+use super::bench_screening::{measure, print_report, read_rows, screen_rows};
 use kirocrew_actors::security::ngram::{self, train_texts, NgramModel, TrainOptions};
 use kirocrew_actors::security::normalize::plain;
 use kirocrew_actors::security::screen::{

@@ -1,6 +1,6 @@
 //! Setting up one sandboxed run (see `sandbox.rs` for the layers and why).
 //!
-//! [`Confinement::prepare`] does everything that allocates or touches the
+//! [`Confinement::prepare_with`] does everything that allocates or touches the
 //! filesystem, in the parent: the scratch directory, the Landlock ruleset
 //! (an fd), the per-run pids cgroup (its `cgroup.procs` open for writing),
 //! every path as a `CString`. [`ChildSteps::apply`] then runs in the forked
@@ -21,9 +21,7 @@ use landlock::{
     path_beneath_rules, Access, AccessFs, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope, ABI,
 };
 
-use super::sandbox::{
-    capabilities, home_secrets, limits, plan, Capabilities, SandboxError, SandboxLayers,
-};
+use super::sandbox::{home_secrets, limits, plan, Capabilities, SandboxError, SandboxLayers};
 use super::sandbox::{SandboxMode, SandboxReport};
 
 /// `struct mount_attr` of `mount_setattr(2)`.
@@ -109,6 +107,25 @@ unsafe fn write_path(path: &CString, bytes: &[u8]) -> io::Result<()> {
 }
 
 impl ChildSteps {
+    /// The steps of the namespace probe (`probe.rs`): new network and
+    /// mount namespaces (and a user namespace when not `root`); with
+    /// `setattr`, the mounts made read-only but `/tmp`.
+    pub(super) fn namespace_probe(root: bool, setattr: bool) -> Self {
+        let mut steps = Self {
+            unshare: libc::CLONE_NEWNET | libc::CLONE_NEWNS,
+            root: Some(c"/".to_owned()),
+            ..Self::default()
+        };
+        if !root {
+            steps.unshare |= libc::CLONE_NEWUSER;
+            steps.id_maps = Some(IdMaps::own());
+        }
+        if setattr {
+            steps.readonly_except = Some(c"/tmp".to_owned());
+        }
+        steps
+    }
+
     /// Applies every step, in the child between fork and exec.
     ///
     /// # Safety
@@ -219,16 +236,8 @@ impl Confinement {
     /// `required` mode a missing layer is an error (the hook must not
     /// run); in `best_effort` a layer that fails here is left out of the
     /// report.
-    pub(super) fn prepare(
-        mode: SandboxMode,
-        home: Option<&Path>,
-        cpu_secs: u64,
-    ) -> Result<Self, SandboxError> {
-        Self::prepare_with(capabilities(), mode, home, cpu_secs)
-    }
-
-    /// [`Confinement::prepare`] on a machine with `caps`.
-    fn prepare_with(
+    /// `caps`: what this machine can do (`probe::capabilities`).
+    pub(super) fn prepare_with(
         caps: &Capabilities,
         mode: SandboxMode,
         home: Option<&Path>,
@@ -390,36 +399,6 @@ fn make_cgroup(parent: &Path) -> io::Result<Cgroup> {
             Err(e)
         }
     }
-}
-
-/// Whether `/bin/true` starts in new network and mount namespaces (with a
-/// user namespace when not `root`), and with `setattr` also whether its
-/// mounts can be made read-only there.
-pub(super) fn probe_namespaces(root: bool, setattr: bool) -> bool {
-    use std::os::unix::process::CommandExt;
-    let mut steps = ChildSteps {
-        unshare: libc::CLONE_NEWNET | libc::CLONE_NEWNS,
-        root: Some(c"/".to_owned()),
-        ..ChildSteps::default()
-    };
-    if !root {
-        steps.unshare |= libc::CLONE_NEWUSER;
-        steps.id_maps = Some(IdMaps::own());
-    }
-    if setattr {
-        steps.readonly_except = Some(c"/tmp".to_owned());
-    }
-    let mut command = std::process::Command::new("/bin/true");
-    command
-        .env_clear()
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    // SAFETY: `apply` is async-signal-safe (see its docs).
-    unsafe {
-        command.pre_exec(move || steps.apply());
-    }
-    command.status().is_ok_and(|s| s.success())
 }
 
 #[cfg(test)]

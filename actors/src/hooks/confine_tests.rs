@@ -26,7 +26,7 @@ fn required_refuses_on_a_machine_without_the_layers() {
 /// where this machine has mount namespaces.
 #[test]
 fn the_read_only_mounts_fallback_confines_writes() {
-    let caps = capabilities();
+    let caps = crate::hooks::probe::capabilities();
     if !caps.mount_setattr || !caps.root {
         eprintln!("skipped: no mount namespaces as root here ({caps:?})");
         return;

@@ -31,6 +31,7 @@ mod evaluate;
 mod handle;
 mod kiro_hooks;
 mod messages;
+mod probe;
 mod process;
 mod rule_form;
 mod rules;
@@ -43,6 +44,7 @@ pub use decision::{interpret, HookVerdict, Permission, ScriptOutcome};
 pub use error::HookError;
 pub use handle::{sample_event, HookRunnerHandle};
 pub use kiro_hooks::{merge_kiro_hooks, MergedKiroHooks, MAX_KIRO_MATCHER_CHARS};
+pub use probe::{capabilities, machine_report};
 pub use process::{run_script, ScriptRun};
 pub use rules::{
     pattern_matches, AutoReply, ContextRule, HookRules, MessageOutcome, ToolVerdict, Transform,
@@ -50,8 +52,8 @@ pub use rules::{
     MAX_SCRIPT_TIMEOUT_SECS,
 };
 pub use sandbox::{
-    capabilities, home_secrets, limits as sandbox_limits, machine_report, plan as sandbox_plan,
-    Capabilities, SandboxError, SandboxLayers, SandboxMode, SandboxReport,
+    home_secrets, limits as sandbox_limits, plan as sandbox_plan, Capabilities, SandboxError,
+    SandboxLayers, SandboxMode, SandboxReport,
 };
 pub use scripts::{parse_hooks_json, Matcher, ScriptHook, ScriptHookSet, TimeoutPolicy};
 pub use types::{

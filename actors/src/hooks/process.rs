@@ -91,9 +91,15 @@ pub async fn run_script(run: ScriptRun) -> ScriptOutcome {
     let mode = run.sandbox;
     let home = run.data_home.clone();
     let cpu_secs = run.timeout.as_secs().saturating_add(1);
-    let prepared =
-        tokio::task::spawn_blocking(move || Confinement::prepare(mode, home.as_deref(), cpu_secs))
-            .await;
+    let prepared = tokio::task::spawn_blocking(move || {
+        Confinement::prepare_with(
+            super::probe::capabilities(),
+            mode,
+            home.as_deref(),
+            cpu_secs,
+        )
+    })
+    .await;
     let confinement = match prepared {
         Ok(Ok(c)) => c,
         Ok(Err(e)) => return refused(mode, e.to_string(), started),
@@ -206,7 +212,7 @@ pub async fn run_script(run: ScriptRun) -> ScriptOutcome {
 /// The outcome of a run the sandbox refused (`required` and a layer
 /// missing) or could not prepare.
 fn refused(mode: SandboxMode, why: String, started: Instant) -> ScriptOutcome {
-    let layers = super::sandbox::machine_report(mode);
+    let layers = super::probe::machine_report(mode);
     ScriptOutcome {
         spawn_error: Some(why),
         duration_ms: elapsed_ms(started),

@@ -18,21 +18,15 @@
 //! Python / JS literals (`structure/pylit.rs`), e-mail headers and Markdown
 //! tables (line shapes, a few lines each). Called by `screen.rs`.
 
+mod field;
 mod pylit;
+
+pub(crate) use field::Field;
 
 use yaml_rust2::{Yaml, YamlLoader};
 
 /// Longest text parsed for structure; a longer one is screened as prose.
 const MAX_CHARS: usize = 200_000;
-
-/// One string value of a structured text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Field {
-    /// The nearest key above the value (`""` at the top level).
-    pub(crate) name: String,
-    /// The value, escapes decoded.
-    pub(crate) value: String,
-}
 
 /// Which form a structured text has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -33,7 +33,7 @@ use std::sync::Arc;
 
 use super::episodic::mirror::EpisodicMirror;
 use super::error::VectorStoreError;
-use super::quarantine::SkillReplay;
+use super::quarantine::replay::SkillReplay;
 use super::screening::{ExemplarBank, Screening};
 use super::semantic::mirror::SemanticMirror;
 use super::settings::StoreSettings;

@@ -55,9 +55,8 @@ mod transfer;
 pub use audit::{MemoryEvent, RecordEvent};
 pub use error::VectorStoreError;
 pub use handle::VectorStoreHandle;
-pub use quarantine::{
-    HeldSkill, QuarantineItem, Released, ReplayError, ReplayFuture, SkillReplay, SkillWrite,
-};
+pub use quarantine::skills::{HeldSkill, SkillWrite};
+pub use quarantine::{QuarantineItem, Released, ReplayError, ReplayFuture, SkillReplay};
 pub use semantic::{
     normalize_prefix, render_semantic_block, Fact, IfAbsentOutcome, KeyState, LabelledLine,
     LessonIndex, LessonRule, ScoredEntry, SemanticEntry, SemanticWrite, WriteOutcome, AGENT,

@@ -11,7 +11,7 @@
 //! `Decimal('1.5')`, keyword arguments). Anything else is not a rendering
 //! and gives `None`. Called by `structure.rs` only.
 
-use super::Field;
+use super::field::Field;
 
 /// Nesting deeper than this is refused (no stack exhaustion on input).
 const MAX_DEPTH: usize = 64;

@@ -28,7 +28,6 @@ pub(crate) mod skills;
 pub(crate) mod types;
 
 pub use replay::{ReplayError, ReplayFuture, SkillReplay};
-pub use skills::{HeldSkill, SkillWrite};
 pub use types::{QuarantineItem, Released};
 
 /// Items kept at most (the oldest are dropped beyond it, audited).
