@@ -316,7 +316,8 @@ pub enum Passages {
 /// `Ignored` screens it as prose, for the bench's comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Structure {
-    /// The rules also read the values; the model scores each value.
+    /// The rules also read the values; the model scores the prose values
+    /// pooled, and each long value alone.
     Read,
     /// As prose.
     Ignored,
@@ -480,11 +481,23 @@ fn screen_views(
     (Verdict::clean(discussed, discussion), score)
 }
 
-/// The statistical score of a structured text: the highest of its values,
-/// each read as `field: value` (normalized and folded views, and a long
-/// value's passages), never the keys, quotes and layout that made plain
-/// records score like attacks (`structure.rs`). Also the passage the score
+/// A structured value with at least this many words is also scored on its
+/// own (see [`structured_score`]).
+const LONG_VALUE_WORDS: usize = 20;
+
+/// The statistical score of a structured text, never from the keys, quotes
+/// and layout that made plain records score like attacks (`structure.rs`):
+/// the highest of (a) its prose values pooled into one text, one paragraph
+/// each (whole text, folded view and passages, as prose is scored), and (b)
+/// each long value read alone as `field: value`. Also the text the score
 /// came from, for the reporting frame.
+///
+/// Why pooled and not every value alone: the model's threshold was set on
+/// whole texts, and the highest of many short, noisy scores is not one.
+/// Scoring each value alone quarantined 34 % of the benign travel and
+/// banking records of agentdojo (hotel and restaurant reviews: "You must
+/// try the pasta!"); pooled, 4 %, while an injected instruction, which is
+/// long, is still scored on its own.
 fn structured_score(
     s: &Structured,
     model: &NgramModel,
@@ -498,25 +511,37 @@ fn structured_score(
             }
         }
     };
-    for field in &s.fields {
-        // Addresses, identifiers, dates and short labels are not prose:
-        // the model, trained on prose, reads "sender: lily.white@gmail.com"
-        // as five words and scored it 0.94. A value needs `MIN_WORDS`
-        // words of its own (split on whitespace) to be scored; the rules
-        // still read it.
-        if field.value.split_whitespace().count() < ngram::MIN_WORDS {
-            continue;
-        }
-        let view = plain(&format!("{}: {}", field.name, field.value));
-        consider(&view);
-        if let Some(f) = fold(&view) {
+    let mut scored = |view: &str| {
+        consider(view);
+        if let Some(f) = fold(view) {
             consider(&f);
         }
         if scoring == Passages::Scored {
-            for p in passages::passages(&view) {
+            for p in passages::passages(view) {
                 consider(p);
             }
         }
+    };
+    // Addresses, identifiers, dates and short labels are not prose: the
+    // model, trained on prose, read "sender: lily.white@gmail.com" as five
+    // words and scored it 0.94. A value needs `MIN_WORDS` words of its own
+    // (split on whitespace) to be scored; the rules still read it.
+    let prose: Vec<_> = s
+        .fields
+        .iter()
+        .map(|f| (f, f.value.split_whitespace().count()))
+        .filter(|(_, words)| *words >= ngram::MIN_WORDS)
+        .collect();
+    let pooled = prose
+        .iter()
+        .map(|(f, _)| f.value.as_str())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    if !pooled.is_empty() {
+        scored(&plain(&pooled));
+    }
+    for (field, _) in prose.iter().filter(|(_, w)| *w >= LONG_VALUE_WORDS) {
+        scored(&plain(&format!("{}: {}", field.name, field.value)));
     }
     best
 }

@@ -8,9 +8,9 @@
 //! trained on prose, reads the keys, quotes and layout as signal: plain
 //! records (a grocery list, a lunch invitation, a password-reset notice)
 //! scored 0.81–0.93. `screen.rs` therefore lets the statistical layer
-//! score each value as its own passage, with its field name as context,
-//! never the scaffolding; the rules still read the whole text (and the
-//! values, decoded). Detection is cheap: a look at the first and last
+//! score the prose values (pooled into one text, and each long value alone
+//! with its field name as context), never the scaffolding; the rules still
+//! read the whole text (and the values, decoded). Detection is cheap: a look at the first and last
 //! characters and at the line shapes before any parser runs.
 //!
 //! Parsers: `serde_json` (JSON), `yaml-rust2` (YAML, already used for skill
