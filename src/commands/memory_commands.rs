@@ -22,10 +22,6 @@ use kirocrew_actors::vector_store::{
 /// of a large store is well past the guarded reader's default bound).
 const MAX_IMPORT_BYTES: u64 = 256 * 1024 * 1024;
 
-/// Exit status of a write held in the quarantine (as `security screen`'s
-/// quarantine verdict).
-const QUARANTINED_EXIT: u8 = 4;
-
 /// `memory list`: semantic entries, newest first.
 pub(crate) async fn list(
     store: &VectorStoreHandle,
@@ -201,12 +197,7 @@ pub(crate) async fn set(
         })?;
     let (outcome, entry) = match store.write_semantic(write).await {
         Err(VectorStoreError::Quarantined { id, rule, .. }) => {
-            writeln!(
-                out,
-                "quarantined: held for review as item {id} (rule {rule}); \
-                 `kirocrew memory quarantine release {id}` stores it"
-            )?;
-            return Ok(ExitCode::from(QUARANTINED_EXIT));
+            return super::quarantine::report_held(out, id, rule);
         }
         written => written?,
     };

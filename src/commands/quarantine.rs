@@ -14,6 +14,21 @@ use kirocrew_actors::vector_store::{QuarantineItem, VectorStoreHandle};
 /// Who the audit trail names for a release or drop from these faces.
 const REVIEWER: &str = "cli";
 
+/// The exit status of a write the screen held for review (`memory set`,
+/// `skills new|edit`).
+pub(crate) const QUARANTINED_EXIT: u8 = 4;
+
+/// Tells that a write was held as item `id` (by `rule`) and how to release
+/// it; answers exit 4.
+pub(crate) fn report_held(out: &mut impl Write, id: i64, rule: &str) -> CommandResult {
+    writeln!(
+        out,
+        "quarantined: held for review as item {id} (rule {rule}); \
+         `kirocrew memory quarantine release {id}` stores it"
+    )?;
+    Ok(ExitCode::from(QUARANTINED_EXIT))
+}
+
 /// Characters of an item's text shown in the list.
 const PREVIEW_CHARS: usize = 160;
 

@@ -16,9 +16,6 @@ use kirocrew_actors::skills::{SkillEdit, SkillError, SkillInfo, SkillLedgerHandl
 /// Who the skills' security events name for these faces.
 const WRITER: &str = "cli";
 
-/// The exit status of a write held for review (as `memory set`'s).
-const QUARANTINED_EXIT: u8 = 4;
-
 /// A write's outcome: printed `done` when written; a write held in the
 /// quarantine is told with the command that releases it (exit 4).
 fn report<T>(
@@ -32,12 +29,7 @@ fn report<T>(
             Ok(ExitCode::SUCCESS)
         }
         Err(SkillError::Quarantined { id, rule, .. }) => {
-            writeln!(
-                out,
-                "quarantined: held for review as item {id} (rule {rule}); \
-                 `kirocrew memory quarantine release {id}` writes it"
-            )?;
-            Ok(ExitCode::from(QUARANTINED_EXIT))
+            super::quarantine::report_held(out, id, rule)
         }
         Err(e) => Err(e.into()),
     }
