@@ -19,7 +19,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use kirocrew_actors::clock::system_clock;
-use kirocrew_actors::vector_store::episodic::{EpisodicQuery, EpisodicWrite, SearchMode};
+use kirocrew_actors::vector_store::episodic::{
+    EpisodicHit, EpisodicQuery, EpisodicWrite, Methods, SearchMode,
+};
 use kirocrew_actors::vector_store::{
     run_backfill, StoreSettings, VectorStoreError, VectorStoreHandle,
 };
@@ -43,6 +45,59 @@ pub struct LocomoArgs {
     /// Print one JSON object as the last line.
     #[arg(long)]
     pub json: bool,
+    /// Retrieval-v2 methods to switch off (ablation), comma-separated:
+    /// speakers, sessions.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub without: Vec<MethodArg>,
+}
+
+/// `--without` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum MethodArg {
+    /// Speaker boost and the speaker_mismatch gate.
+    Speakers,
+    /// Session scores carried by their turns.
+    Sessions,
+}
+
+/// The gate's view of one question asked as the context builder asks it
+/// (relevance filter on, 8 results): admitted, and the speaker margin.
+#[derive(Default)]
+struct GateLog {
+    admitted: u32,
+    n: u32,
+    margins: Vec<Option<f64>>,
+}
+
+impl GateLog {
+    fn add(&mut self, hits: &[EpisodicHit]) {
+        self.n += 1;
+        self.admitted += u32::from(hits.iter().any(|h| h.passed_gate));
+        self.margins
+            .push(hits.first().and_then(|h| h.parts.as_ref()?.speaker_margin));
+    }
+
+    fn rate(&self) -> f64 {
+        if self.n == 0 {
+            0.0
+        } else {
+            f64::from(self.admitted) / f64::from(self.n)
+        }
+    }
+
+    /// Share of questions the speaker gate would mark at each margin.
+    fn marked_at(&self, margin: f64) -> f64 {
+        let marked = self
+            .margins
+            .iter()
+            .filter(|m| m.is_some_and(|m| m >= margin))
+            .count();
+        if self.n == 0 {
+            0.0
+        } else {
+            marked as f64 / f64::from(self.n)
+        }
+    }
 }
 
 /// `--mode` values.
@@ -187,7 +242,11 @@ async fn evaluate(
     let mut overall = Tally::default();
     let mut by_category: BTreeMap<u32, Tally> = BTreeMap::new();
     let mut latencies = Vec::new();
-    let (mut admitted, mut adversarial_n) = (0u32, 0u32);
+    let (mut answerable_gate, mut adversarial_gate) = (GateLog::default(), GateLog::default());
+    let methods = Methods {
+        speakers: !args.without.contains(&MethodArg::Speakers),
+        sessions: !args.without.contains(&MethodArg::Sessions),
+    };
     let convs: Vec<u32> = turns
         .iter()
         .map(|t| t.conv)
@@ -238,6 +297,7 @@ async fn evaluate(
             let mut query = EpisodicQuery::new(q.question.clone(), 10);
             query.mode = mode;
             query.mmr = !args.no_mmr;
+            query.methods = methods;
             query.as_of = Some(parse_time(&q.asked_at)?);
             let started = Instant::now();
             let hits = store.search_episodic(query).await?;
@@ -251,15 +311,10 @@ async fn evaluate(
                 .entry(q.category)
                 .or_default()
                 .add(&found, &q.evidence);
+            answerable_gate.add(&store.search_episodic(gated(q, mode, methods)?).await?);
         }
         for q in adversarial.iter().filter(|q| q.conv == conv) {
-            let mut query = EpisodicQuery::new(q.question.clone(), 8);
-            query.mode = mode;
-            query.relevance_filter = true;
-            query.as_of = Some(parse_time(&q.asked_at)?);
-            let hits = store.search_episodic(query).await?;
-            adversarial_n += 1;
-            admitted += u32::from(hits.iter().any(|h| h.passed_gate));
+            adversarial_gate.add(&store.search_episodic(gated(q, mode, methods)?).await?);
         }
         store.close().await?;
     }
@@ -274,6 +329,30 @@ async fn evaluate(
         "overall": overall.json(),
         "by_category": categories,
         "latency_ms": {"p50": percentile(&latencies, 50.0), "p95": percentile(&latencies, 95.0)},
-        "adversarial": {"admitted_rate": if adversarial_n == 0 { 0.0 } else { f64::from(admitted) / f64::from(adversarial_n) }, "n": adversarial_n},
+        "adversarial": {"admitted_rate": adversarial_gate.rate(), "n": adversarial_gate.n},
+        "answerable_gated": {"admitted_rate": answerable_gate.rate(), "n": answerable_gate.n},
+        "speaker_gate": speaker_curve(&answerable_gate, &adversarial_gate),
     }))
+}
+
+/// The question asked as the context builder asks it: relevance filter
+/// on, 8 results.
+fn gated(q: &Question, mode: SearchMode, methods: Methods) -> anyhow::Result<EpisodicQuery> {
+    let mut query = EpisodicQuery::new(q.question.clone(), 8);
+    query.mode = mode;
+    query.methods = methods;
+    query.relevance_filter = true;
+    query.as_of = Some(parse_time(&q.asked_at)?);
+    Ok(query)
+}
+
+/// The speaker gate's calibration curve: for each margin, the share of
+/// answerable (categories 1–4) and adversarial questions it would mark.
+fn speaker_curve(answerable: &GateLog, adversarial: &GateLog) -> Value {
+    (0..=10)
+        .map(|i| {
+            let m = f64::from(i) * 0.05;
+            json!({"margin": m, "answerable_marked": answerable.marked_at(m), "adversarial_marked": adversarial.marked_at(m)})
+        })
+        .collect()
 }

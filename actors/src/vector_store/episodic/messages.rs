@@ -159,6 +159,7 @@ impl Handler<SearchEpisodic> for VectorStore {
             self.concurrent(move |pool, _, _| async move { db::fetch_changed(&pool, since).await });
         Box::pin(fetch.map(move |res, act, ctx| {
             act.episodic.apply(res?);
+            act.episodic.refresh_episodes();
             let keyword = if want_keywords {
                 let words = crate::vector_store::keyword::query_words(&msg.query.text);
                 act.episodic

@@ -27,12 +27,15 @@ mod messages;
 pub(super) mod mirror;
 pub(super) mod rank;
 mod search;
+mod sessions;
+mod speaker_gate;
+mod speakers;
 pub(super) mod types;
 pub(super) mod write;
 
 pub use index::{index_path, IndexState, ANN_MIN_ROWS};
 pub use types::{
-    EpisodicContext, EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite, Retrieval,
-    SearchMode, CONTEXT_CAP, CONTEXT_FRAGMENT_CHARS, CONTEXT_LIMIT, DEFAULT_EPISODIC_MAX,
+    EpisodicContext, EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite, Methods, Retrieval,
+    ScoreParts, SearchMode, CONTEXT_CAP, CONTEXT_FRAGMENT_CHARS, CONTEXT_LIMIT, DEFAULT_EPISODIC_MAX,
     MAX_TEXT_CHARS, MIN_TEXT_CHARS,
 };

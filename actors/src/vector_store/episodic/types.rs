@@ -83,9 +83,57 @@ pub struct EpisodicHit {
     pub cosine: Option<f32>,
     /// exp(−0.03 × days_old) at query time.
     pub decay: f64,
-    /// Whether the raw cosine clears the relevance gate (keyword-only hits
-    /// have no cosine and pass).
+    /// Whether the hit may be injected into context: its raw cosine
+    /// clears the relevance gate (keyword-only hits have no cosine) and the
+    /// result is not a speaker mismatch.
     pub passed_gate: bool,
+    /// The query names a speaker, and the other speakers' fragments match
+    /// its topic clearly better than the named speaker's: the question
+    /// most likely rests on a false premise ("what did B do" when A did
+    /// it), so nothing is injected (`speaker_gate.rs`).
+    pub speaker_mismatch: bool,
+    /// How a hybrid search scored it (`None` in vector and keyword mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parts: Option<ScoreParts>,
+}
+
+/// A hybrid score's parts: score = (relevance + episode_context +
+/// session) × speaker_boost × importance factor × recency prior.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ScoreParts {
+    /// The fragment's own fused keyword + vector relevance, in [0, 1].
+    pub relevance: f64,
+    /// Inherited from its best episode neighbour.
+    pub episode_context: f64,
+    /// Its session's score times the session weight (two-stage retrieval).
+    pub session: f64,
+    /// 1 + the boost for being by, or naming, a speaker the query names.
+    pub speaker_boost: f64,
+    /// The speaker gate's margin for the whole result: the other speakers'
+    /// best topic relevance minus the named speaker's (absent when the
+    /// query names no speaker or nobody else speaks).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speaker_margin: Option<f64>,
+}
+
+/// The retrieval-v2 methods a hybrid search applies: all on by default;
+/// `kirocrew bench locomo --without …` switches them off one at a time to
+/// measure each one's gain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Methods {
+    /// Speaker boost and the `speaker_mismatch` gate.
+    pub speakers: bool,
+    /// Session scores carried by their turns.
+    pub sessions: bool,
+}
+
+impl Default for Methods {
+    fn default() -> Self {
+        Self {
+            speakers: true,
+            sessions: true,
+        }
+    }
 }
 
 /// Which retrieval produced a context block.
@@ -139,6 +187,8 @@ pub struct EpisodicQuery {
     pub mode: SearchMode,
     /// "Now" for decay (default: the store's clock).
     pub as_of: Option<chrono::DateTime<chrono::Utc>>,
+    /// Hybrid mode's retrieval-v2 methods.
+    pub methods: Methods,
 }
 
 impl EpisodicQuery {
@@ -151,6 +201,7 @@ impl EpisodicQuery {
             mmr: true,
             mode: SearchMode::Hybrid,
             as_of: None,
+            methods: Methods::default(),
         }
     }
 }
@@ -175,8 +226,12 @@ pub(crate) fn render_episodic_items(hits: &[EpisodicHit], cap: usize) -> Context
             "cosine": hit.cosine,
             "decay": hit.decay,
             "importance": hit.entry.importance,
+            "parts": hit.parts,
         });
         let item = BlockItem::new(hit.entry.id.to_string(), "episodic", Some(score));
+        if hit.speaker_mismatch {
+            return (None, item.dropped(DropReason::SpeakerMismatch));
+        }
         if !hit.passed_gate {
             return (None, item.dropped(DropReason::RelevanceGate));
         }
@@ -215,6 +270,8 @@ mod tests {
             cosine: Some(0.9),
             decay: 1.0,
             passed_gate: true,
+            speaker_mismatch: false,
+            parts: None,
         }
     }
 
