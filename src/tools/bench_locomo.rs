@@ -46,7 +46,7 @@ pub struct LocomoArgs {
     #[arg(long)]
     pub json: bool,
     /// Retrieval-v2 methods to switch off (ablation), comma-separated:
-    /// speakers, sessions.
+    /// speakers, sessions, graph.
     #[arg(long, value_enum, value_delimiter = ',')]
     pub without: Vec<MethodArg>,
 }
@@ -58,6 +58,8 @@ pub enum MethodArg {
     Speakers,
     /// Session scores carried by their turns.
     Sessions,
+    /// Relevance spread over the entity graph.
+    Graph,
 }
 
 /// The gate's view of one question asked as the context builder asks it
@@ -246,6 +248,7 @@ async fn evaluate(
     let methods = Methods {
         speakers: !args.without.contains(&MethodArg::Speakers),
         sessions: !args.without.contains(&MethodArg::Sessions),
+        graph: !args.without.contains(&MethodArg::Graph),
     };
     let convs: Vec<u32> = turns
         .iter()

@@ -9,6 +9,7 @@ use std::ops::Bound::{Excluded, Unbounded};
 use chrono::{DateTime, Utc};
 
 use super::bm25::KeywordIndex;
+use super::graph::EntityGraph;
 use super::index::EpisodicIndex;
 use super::speakers::SpeakerBook;
 use super::types::EpisodicEntry;
@@ -54,6 +55,8 @@ pub(crate) struct EpisodicMirror {
     keywords: KeywordIndex,
     /// The speakers owning active rows, fed by [`Self::apply`].
     speakers: SpeakerBook,
+    /// Rows linked by shared entities, fed by [`Self::apply`].
+    graph: EntityGraph,
     /// Row id → first row id of its episode; rebuilt by
     /// [`Self::refresh_episodes`] after rows changed (`None` = stale).
     episodes: Option<HashMap<i64, i64>>,
@@ -92,12 +95,14 @@ impl EpisodicMirror {
                 self.speakers.remove(&old.entry.text);
             }
             if row.is_deleted {
+                self.graph.remove(row.entry.id);
                 self.keywords.remove(row.entry.id);
                 self.rows.remove(&row.entry.id);
             } else {
                 self.keywords
                     .upsert(row.entry.id, &row.entry.text, &row.entry.tags);
                 self.speakers.add(&row.entry.text);
+                self.graph.upsert(row.entry.id, &row.entry.text);
                 self.rows.insert(
                     row.entry.id,
                     MirrorEpisode {
@@ -152,6 +157,16 @@ impl EpisodicMirror {
     /// holding it.
     pub(crate) fn term_rows(&self, words: &[String]) -> Vec<(f64, Vec<i64>)> {
         self.keywords.term_rows(words)
+    }
+
+    /// The entity graph over the active rows.
+    pub(crate) fn graph(&self) -> &EntityGraph {
+        &self.graph
+    }
+
+    /// Active rows.
+    pub(crate) fn len(&self) -> usize {
+        self.rows.len()
     }
 
     /// The speakers of the active rows.

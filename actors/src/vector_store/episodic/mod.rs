@@ -20,6 +20,7 @@
 
 mod bm25;
 pub(super) mod db;
+pub(super) mod graph;
 mod handle;
 mod index;
 pub(super) mod index_messages;
@@ -36,6 +37,6 @@ pub(super) mod write;
 pub use index::{index_path, IndexState, ANN_MIN_ROWS};
 pub use types::{
     EpisodicContext, EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite, Methods, Retrieval,
-    ScoreParts, SearchMode, CONTEXT_CAP, CONTEXT_FRAGMENT_CHARS, CONTEXT_LIMIT, DEFAULT_EPISODIC_MAX,
-    MAX_TEXT_CHARS, MIN_TEXT_CHARS,
+    ScoreParts, SearchMode, CONTEXT_CAP, CONTEXT_FRAGMENT_CHARS, CONTEXT_LIMIT,
+    DEFAULT_EPISODIC_MAX, MAX_TEXT_CHARS, MIN_TEXT_CHARS,
 };

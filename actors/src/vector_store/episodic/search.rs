@@ -9,6 +9,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 
+use super::graph::{GRAPH_WEIGHT, SEED_ROWS};
 use super::mirror::{EpisodicMirror, MirrorEpisode};
 use super::rank::{
     decay, decayed_score, fuse, importance_factor, min_max, mmr, passes_gate, recency_prior,
@@ -18,9 +19,9 @@ use super::sessions::{session_scores, SESSION_WEIGHT};
 use super::speaker_gate::{boost, is_mismatch, margin, side, Side};
 use super::speakers::{name_key, owner};
 use super::types::{EpisodicHit, EpisodicQuery, ScoreParts, SearchMode};
-use crate::vector_store::keyword::query_words;
 use crate::embedder::calibration::Thresholds;
 use crate::embedder::vector::cosine;
+use crate::vector_store::keyword::query_words;
 
 /// Inputs besides the mirror.
 pub(super) struct Inputs<'a> {
@@ -207,22 +208,23 @@ fn speaker_margin(
     let mut ranked: Vec<(i64, f64)> = relevance.into_iter().collect();
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
     let mut seen = (false, false);
-    margin(
-        ranked
-            .into_iter()
-            .map_while(|(id, r)| {
-                if seen.0 && seen.1 {
-                    return None;
-                }
-                let side = match mirror.get(id) {
-                    Some(row) => side(&row.entry.text, listener(mirror, id).as_deref(), named, book),
-                    None => Side::Neutral,
-                };
-                seen.0 |= side == Side::Named;
-                seen.1 |= side == Side::Other;
-                Some((side, r))
-            }),
-    )
+    margin(ranked.into_iter().map_while(|(id, r)| {
+        if seen.0 && seen.1 {
+            return None;
+        }
+        let side = match mirror.get(id) {
+            Some(row) => side(
+                &row.entry.text,
+                listener(mirror, id).as_deref(),
+                named,
+                book,
+            ),
+            None => Side::Neutral,
+        };
+        seen.0 |= side == Side::Named;
+        seen.1 |= side == Side::Other;
+        Some((side, r))
+    }))
 }
 
 /// Whom row `id` answers: the speaker of the nearest episode neighbour
@@ -237,6 +239,32 @@ fn listener(mirror: &EpisodicMirror, id: i64) -> Option<String> {
         .filter(|n| same_episode((n.created - row.created).num_seconds() as f64 / 3600.0))
         .filter_map(|n| owner(&n.entry.text).map(name_key))
         .find(|k| Some(k) != own.as_ref())
+}
+
+/// Relevance spread from the best [`SEED_ROWS`] candidates over the
+/// entity graph, for the rows it reaches (seeds excluded: they rank on
+/// their own evidence). Rows failing the relevance gate are left out.
+fn graph_spread(
+    mirror: &EpisodicMirror,
+    input: &Inputs<'_>,
+    cosines: &HashMap<i64, f32>,
+    relevance: &HashMap<i64, f64>,
+) -> HashMap<i64, f64> {
+    let mut seeds: Vec<(i64, f64)> = relevance.iter().map(|(&id, &r)| (id, r)).collect();
+    seeds.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+    seeds.truncate(SEED_ROWS);
+    let mut spread = mirror.graph().spread(&seeds, mirror.len());
+    spread.retain(|id, _| {
+        !seeds.iter().any(|s| s.0 == *id)
+            && (relevance.contains_key(id)
+                || !input.query.relevance_filter
+                || cosines.get(id).is_none_or(|&c| {
+                    mirror
+                        .get(*id)
+                        .is_some_and(|row| passes_gate(c, chars(row), &input.thresholds))
+                }))
+    });
+    spread
 }
 
 /// The hybrid ranking: fused relevance, episode context, session score,
@@ -266,6 +294,19 @@ fn hybrid_ranking(mirror: &EpisodicMirror, input: &Inputs<'_>) -> (Vec<Candidate
         HashMap::new()
     };
 
+    let spread = if methods.graph {
+        graph_spread(mirror, input, &cosines, &relevance)
+    } else {
+        HashMap::new()
+    };
+    // A row the walk reaches is a candidate even when nothing else found
+    // it (a bridge sharing no word with the query); it still has to pass
+    // the relevance gate when it has a cosine.
+    let mut relevance = relevance;
+    for &id in spread.keys() {
+        relevance.entry(id).or_insert(0.0);
+    }
+
     let ranked = relevance
         .iter()
         .filter_map(|(&id, &own)| {
@@ -287,7 +328,8 @@ fn hybrid_ranking(mirror: &EpisodicMirror, input: &Inputs<'_>) -> (Vec<Candidate
             // cost answerable recall on dev (any@5 0.755 → 0.732).
             let speaker_boost = boost(side(&row.entry.text, None, &named, mirror.speakers()));
             let days = days_between(input.now, row.created);
-            let score = (own + context + session)
+            let graph = GRAPH_WEIGHT * spread.get(&id).copied().unwrap_or(0.0);
+            let score = (own + context + session + graph)
                 * speaker_boost
                 * importance_factor(row.entry.importance)
                 * recency_prior(days);
@@ -299,6 +341,7 @@ fn hybrid_ranking(mirror: &EpisodicMirror, input: &Inputs<'_>) -> (Vec<Candidate
                     relevance: own,
                     episode_context: context,
                     session,
+                    graph,
                     speaker_boost,
                     speaker_margin: margin,
                 }),

@@ -75,7 +75,10 @@ mod tests {
         // session 10 only one.
         let terms = vec![(1.0, vec![1, 10]), (2.0, vec![2]), (2.0, vec![3])];
         let s = session_scores(episode, &relevance, &terms);
-        assert!((s[&10] - (0.5 * 1.0 + 0.5 * 1.0 / 5.0)).abs() < 1e-12, "{s:?}");
+        assert!(
+            (s[&10] - (0.5 * 1.0 + 0.5 * 1.0 / 5.0)).abs() < 1e-12,
+            "{s:?}"
+        );
         assert!((s[&1] - (0.5 * 0.5 / 0.6 + 0.5)).abs() < 1e-12, "{s:?}");
         assert!(s[&1] > s[&10]);
     }

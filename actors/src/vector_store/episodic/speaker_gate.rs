@@ -138,7 +138,12 @@ mod tests {
         let car = Some("caroline");
         assert_eq!(side("Caroline: I ran", mel, &named, &b), Side::Named);
         assert_eq!(
-            side("Melanie: I saw a painting of Caroline's dog", car, &named, &b),
+            side(
+                "Melanie: I saw a painting of Caroline's dog",
+                car,
+                &named,
+                &b
+            ),
             Side::Named
         );
         assert_eq!(
@@ -147,18 +152,31 @@ mod tests {
             "addressing her is not speaking about her"
         );
         assert_eq!(
-            side("Melanie: Your race sounds amazing, you did great", car, &named, &b),
+            side(
+                "Melanie: Your race sounds amazing, you did great",
+                car,
+                &named,
+                &b
+            ),
             Side::Named,
             "second person: about the listener"
         );
         assert_eq!(
-            side("Caroline: Your race sounds amazing, you did great", mel, &named, &b),
+            side(
+                "Caroline: Your race sounds amazing, you did great",
+                mel,
+                &named,
+                &b
+            ),
             Side::Other
         );
         assert_eq!(side("Caroline: your race!", None, &named, &b), Side::Named);
         assert_eq!(side("Melanie: I ran a race", car, &named, &b), Side::Other);
         assert_eq!(side("Bob: I ran a race", None, &named, &b), Side::Neutral);
-        assert_eq!(side("a note without speaker", None, &named, &b), Side::Neutral);
+        assert_eq!(
+            side("a note without speaker", None, &named, &b),
+            Side::Neutral
+        );
         assert_eq!(side("Melanie: I ran", car, &[], &b), Side::Neutral);
         assert!(boost(Side::Named) > boost(Side::Other));
     }

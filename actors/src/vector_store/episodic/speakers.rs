@@ -39,14 +39,12 @@ pub(crate) fn owner(text: &str) -> Option<&str> {
         return None;
     }
     let words: Vec<&str> = head.split_whitespace().collect();
-    if words.is_empty() || words.len() > MAX_OWNER_WORDS || head.starts_with(char::is_whitespace)
-    {
+    if words.is_empty() || words.len() > MAX_OWNER_WORDS || head.starts_with(char::is_whitespace) {
         return None;
     }
     let is_name_word = |w: &&str| {
         w.chars().next().is_some_and(char::is_uppercase)
-            && w
-                .chars()
+            && w.chars()
                 .all(|c| c.is_alphabetic() || matches!(c, '-' | '.' | '\'' | '’'))
     };
     words.iter().all(is_name_word).then(|| head.trim_end())
@@ -55,7 +53,9 @@ pub(crate) fn owner(text: &str) -> Option<&str> {
 /// The text after the speaker prefix (all of it when there is none).
 pub(crate) fn body(text: &str) -> &str {
     match owner(text) {
-        Some(_) => text.split_once(':').map_or(text, |(_, rest)| rest.trim_start()),
+        Some(_) => text
+            .split_once(':')
+            .map_or(text, |(_, rest)| rest.trim_start()),
         None => text,
     }
 }
@@ -86,9 +86,36 @@ fn name_words(text: &str) -> impl Iterator<Item = (String, bool)> + '_ {
 
 /// Interjections that open an address ("Hey Caroline,", "Thanks Mel!").
 const GREETINGS: &[&str] = &[
-    "hey", "hi", "hello", "thanks", "thank", "yep", "yeah", "yes", "wow", "oh", "aw", "aww",
-    "congrats", "congratulations", "dear", "ok", "okay", "sure", "no", "sorry", "morning",
-    "evening", "night", "bye", "cheers", "haha", "omg", "great", "right", "well",
+    "hey",
+    "hi",
+    "hello",
+    "thanks",
+    "thank",
+    "yep",
+    "yeah",
+    "yes",
+    "wow",
+    "oh",
+    "aw",
+    "aww",
+    "congrats",
+    "congratulations",
+    "dear",
+    "ok",
+    "okay",
+    "sure",
+    "no",
+    "sorry",
+    "morning",
+    "evening",
+    "night",
+    "bye",
+    "cheers",
+    "haha",
+    "omg",
+    "great",
+    "right",
+    "well",
 ];
 
 /// Whether `text` speaks *about* someone whose name has one of the word
@@ -132,16 +159,16 @@ pub(crate) fn mentions_about(text: &str, parts: &[&str]) -> bool {
                 let (ps, pe) = tokens[i - 1];
                 text[pe..s].trim().is_empty() && GREETINGS.contains(&plain(&text[ps..pe]).as_str())
             });
-        let closes = raw == word
-            && (after.is_empty() || after.starts_with([',', '!', '?', '.', ';']));
+        let closes =
+            raw == word && (after.is_empty() || after.starts_with([',', '!', '?', '.', ';']));
         !(opens && closes)
     })
 }
 
 /// First-person words (the speaker talks about themself).
 const FIRST_PERSON: &[&str] = &[
-    "i", "i'm", "i've", "i'd", "i'll", "me", "my", "mine", "myself", "we", "we're", "we've",
-    "our", "ours", "us",
+    "i", "i'm", "i've", "i'd", "i'll", "me", "my", "mine", "myself", "we", "we're", "we've", "our",
+    "ours", "us",
 ];
 /// Second-person words (the speaker talks about the listener).
 const SECOND_PERSON: &[&str] = &[
@@ -257,7 +284,10 @@ mod tests {
 
     #[test]
     fn owners_are_capitalized_name_prefixes() {
-        assert_eq!(owner("Caroline: I went to a support group."), Some("Caroline"));
+        assert_eq!(
+            owner("Caroline: I went to a support group."),
+            Some("Caroline")
+        );
         assert_eq!(owner("Mary Ann: hi there"), Some("Mary Ann"));
         assert_eq!(owner("Zoë: ça va"), Some("Zoë"));
         assert_eq!(owner("O'Brien: fine"), Some("O'Brien"));
@@ -299,7 +329,10 @@ mod tests {
         assert_eq!(b.named_in("Caroline’s dog"), ["caroline"]);
         assert_eq!(b.named_in("what did caroline say"), ["caroline"]);
         assert_eq!(b.named_in("Did Mel paint?"), ["melanie"]);
-        assert!(b.named_in("did mel paint").is_empty(), "nicknames only capitalized");
+        assert!(
+            b.named_in("did mel paint").is_empty(),
+            "nicknames only capitalized"
+        );
         assert_eq!(b.named_in("What does Zoe like?"), ["zoe"]);
         assert_eq!(
             b.named_in("Did Melanie and Caroline meet?"),
@@ -310,16 +343,23 @@ mod tests {
 
     #[test]
     fn second_person_fragments_are_about_the_listener() {
-        assert!(about_listener("Wow, your charity race sounds amazing! You did great."));
+        assert!(about_listener(
+            "Wow, your charity race sounds amazing! You did great."
+        ));
         assert!(!about_listener("I ran a charity race for mental health."));
-        assert!(!about_listener("I told you I’d run it, and I did, my friend"));
+        assert!(!about_listener(
+            "I told you I’d run it, and I did, my friend"
+        ));
         assert!(!about_listener("It rained all day."));
     }
 
     #[test]
     fn vocatives_are_not_mentions() {
         let p = ["caroline"];
-        assert!(!mentions_about("Thanks, Caroline! The event was great.", &p));
+        assert!(!mentions_about(
+            "Thanks, Caroline! The event was great.",
+            &p
+        ));
         assert!(!mentions_about("Hey Caroline, look at this.", &p));
         assert!(!mentions_about("Caroline, you're amazing", &p));
         assert!(!mentions_about("That's great news, Caroline.", &p));
@@ -327,7 +367,10 @@ mod tests {
         assert!(mentions_about("I went hiking with Caroline.", &p));
         assert!(mentions_about("Caroline's dog is cute", &p));
         assert!(mentions_about("Thanks, Caroline! Caroline said so.", &p));
-        assert!(!mentions_about("caroline went home", &p), "names are capitalized");
+        assert!(
+            !mentions_about("caroline went home", &p),
+            "names are capitalized"
+        );
         assert!(!mentions_about("Nothing here", &p));
     }
 

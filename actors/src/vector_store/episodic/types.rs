@@ -98,7 +98,7 @@ pub struct EpisodicHit {
 }
 
 /// A hybrid score's parts: score = (relevance + episode_context +
-/// session) × speaker_boost × importance factor × recency prior.
+/// session + graph) × speaker_boost × importance factor × recency prior.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ScoreParts {
     /// The fragment's own fused keyword + vector relevance, in [0, 1].
@@ -107,6 +107,8 @@ pub struct ScoreParts {
     pub episode_context: f64,
     /// Its session's score times the session weight (two-stage retrieval).
     pub session: f64,
+    /// Relevance spread to it over the entity graph, times the graph weight.
+    pub graph: f64,
     /// 1 + the boost for being by, or naming, a speaker the query names.
     pub speaker_boost: f64,
     /// The speaker gate's margin for the whole result: the other speakers'
@@ -125,6 +127,8 @@ pub struct Methods {
     pub speakers: bool,
     /// Session scores carried by their turns.
     pub sessions: bool,
+    /// Relevance spread over the entity graph.
+    pub graph: bool,
 }
 
 impl Default for Methods {
@@ -132,6 +136,7 @@ impl Default for Methods {
         Self {
             speakers: true,
             sessions: true,
+            graph: true,
         }
     }
 }
