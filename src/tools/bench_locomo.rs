@@ -18,10 +18,9 @@ use clap::Args;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::bench_locomo_gate::{speaker_curve, GateLog};
 use kirocrew_actors::clock::system_clock;
-use kirocrew_actors::vector_store::episodic::{
-    EpisodicHit, EpisodicQuery, EpisodicWrite, Methods, SearchMode,
-};
+use kirocrew_actors::vector_store::episodic::{EpisodicQuery, EpisodicWrite, Methods, SearchMode};
 use kirocrew_actors::vector_store::{
     run_backfill, StoreSettings, VectorStoreError, VectorStoreHandle,
 };
@@ -46,7 +45,7 @@ pub struct LocomoArgs {
     #[arg(long)]
     pub json: bool,
     /// Retrieval-v2 methods to switch off (ablation), comma-separated:
-    /// speakers, sessions, graph.
+    /// speakers, sessions, graph, neighbours.
     #[arg(long, value_enum, value_delimiter = ',')]
     pub without: Vec<MethodArg>,
 }
@@ -60,46 +59,8 @@ pub enum MethodArg {
     Sessions,
     /// Relevance spread over the entity graph.
     Graph,
-}
-
-/// The gate's view of one question asked as the context builder asks it
-/// (relevance filter on, 8 results): admitted, and the speaker margin.
-#[derive(Default)]
-struct GateLog {
-    admitted: u32,
-    n: u32,
-    margins: Vec<Option<f64>>,
-}
-
-impl GateLog {
-    fn add(&mut self, hits: &[EpisodicHit]) {
-        self.n += 1;
-        self.admitted += u32::from(hits.iter().any(|h| h.passed_gate));
-        self.margins
-            .push(hits.first().and_then(|h| h.parts.as_ref()?.speaker_margin));
-    }
-
-    fn rate(&self) -> f64 {
-        if self.n == 0 {
-            0.0
-        } else {
-            f64::from(self.admitted) / f64::from(self.n)
-        }
-    }
-
-    /// Share of questions the speaker gate would mark at each margin.
-    fn marked_at(&self, margin: f64) -> f64 {
-        let marked = self
-            .margins
-            .iter()
-            .filter(|m| m.is_some_and(|m| m >= margin))
-            .count();
-        if self.n == 0 {
-            0.0
-        } else {
-            marked as f64 / f64::from(self.n)
-        }
-    }
+    /// Episode neighbours carried with each result.
+    Neighbours,
 }
 
 /// `--mode` values.
@@ -243,12 +204,17 @@ async fn evaluate(
     };
     let mut overall = Tally::default();
     let mut by_category: BTreeMap<u32, Tally> = BTreeMap::new();
+    // The same with each result's episode neighbours credited.
+    let mut windows = Tally::default();
+    let mut windows_by_category: BTreeMap<u32, Tally> = BTreeMap::new();
+    let (mut delivered, mut results) = (0usize, 0usize);
     let mut latencies = Vec::new();
     let (mut answerable_gate, mut adversarial_gate) = (GateLog::default(), GateLog::default());
     let methods = Methods {
         speakers: !args.without.contains(&MethodArg::Speakers),
         sessions: !args.without.contains(&MethodArg::Sessions),
         graph: !args.without.contains(&MethodArg::Graph),
+        neighbours: !args.without.contains(&MethodArg::Neighbours),
     };
     let convs: Vec<u32> = turns
         .iter()
@@ -314,6 +280,22 @@ async fn evaluate(
                 .entry(q.category)
                 .or_default()
                 .add(&found, &q.evidence);
+            let found: Vec<HashSet<String>> = hits
+                .iter()
+                .map(|h| {
+                    std::iter::once(&h.entry)
+                        .chain(&h.neighbours)
+                        .flat_map(|e| dialog_ids.get(&e.id).cloned().unwrap_or_default())
+                        .collect()
+                })
+                .collect();
+            results += hits.len();
+            delivered += hits.iter().map(|h| 1 + h.neighbours.len()).sum::<usize>();
+            windows.add(&found, &q.evidence);
+            windows_by_category
+                .entry(q.category)
+                .or_default()
+                .add(&found, &q.evidence);
             answerable_gate.add(&store.search_episodic(gated(q, mode, methods)?).await?);
         }
         for q in adversarial.iter().filter(|q| q.conv == conv) {
@@ -331,6 +313,11 @@ async fn evaluate(
         "mmr": !args.no_mmr,
         "overall": overall.json(),
         "by_category": categories,
+        "windows": {
+            "overall": windows.json(),
+            "by_category": windows_by_category.iter().map(|(c, t)| (c.to_string(), t.json())).collect::<serde_json::Map<String, Value>>(),
+            "rows_per_result": if results == 0 { 0.0 } else { delivered as f64 / results as f64 },
+        },
         "latency_ms": {"p50": percentile(&latencies, 50.0), "p95": percentile(&latencies, 95.0)},
         "adversarial": {"admitted_rate": adversarial_gate.rate(), "n": adversarial_gate.n},
         "answerable_gated": {"admitted_rate": answerable_gate.rate(), "n": answerable_gate.n},
@@ -347,15 +334,4 @@ fn gated(q: &Question, mode: SearchMode, methods: Methods) -> anyhow::Result<Epi
     query.relevance_filter = true;
     query.as_of = Some(parse_time(&q.asked_at)?);
     Ok(query)
-}
-
-/// The speaker gate's calibration curve: for each margin, the share of
-/// answerable (categories 1–4) and adversarial questions it would mark.
-fn speaker_curve(answerable: &GateLog, adversarial: &GateLog) -> Value {
-    (0..=10)
-        .map(|i| {
-            let m = f64::from(i) * 0.05;
-            json!({"margin": m, "answerable_marked": answerable.marked_at(m), "adversarial_marked": adversarial.marked_at(m)})
-        })
-        .collect()
 }

@@ -18,6 +18,7 @@
 //! `search.rs` + `rank.rs` (ranking, pure), `index.rs` +
 //! `index_messages.rs` (the HNSW index's life cycle).
 
+mod block;
 mod bm25;
 pub(super) mod db;
 pub(super) mod graph;

@@ -18,7 +18,7 @@ use super::rank::{
 use super::sessions::{session_scores, SESSION_WEIGHT};
 use super::speaker_gate::{boost, is_mismatch, margin, side, Side};
 use super::speakers::{name_key, owner};
-use super::types::{EpisodicHit, EpisodicQuery, ScoreParts, SearchMode};
+use super::types::{EpisodicEntry, EpisodicHit, EpisodicQuery, ScoreParts, SearchMode};
 use crate::embedder::calibration::Thresholds;
 use crate::embedder::vector::cosine;
 use crate::vector_store::keyword::query_words;
@@ -351,6 +351,28 @@ fn hybrid_ranking(mirror: &EpisodicMirror, input: &Inputs<'_>) -> (Vec<Candidate
     (best_first(ranked), is_mismatch(margin))
 }
 
+/// Each result's episode neighbours (the rows just before and after it,
+/// same episode) that are not results themselves; a row is credited to
+/// the best-ranked result it neighbours only.
+fn episode_windows(mirror: &EpisodicMirror, chosen: &[i64]) -> HashMap<i64, Vec<EpisodicEntry>> {
+    let mut credited: HashSet<i64> = chosen.iter().copied().collect();
+    chosen
+        .iter()
+        .filter_map(|&id| {
+            let row = mirror.get(id)?;
+            let window: Vec<EpisodicEntry> = mirror
+                .neighbours(id)
+                .into_iter()
+                .flatten()
+                .filter(|n| same_episode((n.created - row.created).num_seconds() as f64 / 3600.0))
+                .filter(|n| credited.insert(n.entry.id))
+                .map(|n| n.entry.clone())
+                .collect();
+            Some((id, window))
+        })
+        .collect()
+}
+
 /// Ranks, gates and diversifies. Without a query vector, vector mode falls
 /// back to keyword ranking (the spec's fallback ladder) and hybrid mode
 /// fuses the keyword term alone.
@@ -393,6 +415,12 @@ pub(super) fn rank(mirror: &EpisodicMirror, input: Inputs<'_>) -> Vec<EpisodicHi
     } else {
         (0..pool.len().min(q.limit)).collect()
     };
+    let windows = if mode == SearchMode::Hybrid && q.methods.neighbours {
+        let chosen: Vec<i64> = order.iter().map(|&i| pool[i].id).collect();
+        episode_windows(mirror, &chosen)
+    } else {
+        HashMap::new()
+    };
     order
         .into_iter()
         .filter_map(|i| {
@@ -409,6 +437,7 @@ pub(super) fn rank(mirror: &EpisodicMirror, input: Inputs<'_>) -> Vec<EpisodicHi
                 passed_gate: relevant && !mismatch,
                 speaker_mismatch: mismatch,
                 parts: c.parts.clone(),
+                neighbours: windows.get(&c.id).cloned().unwrap_or_default(),
             })
         })
         .collect()

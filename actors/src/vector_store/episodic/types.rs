@@ -3,8 +3,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::context_block::{fit_items, BlockItem, ContextBlock, DropReason};
-
 /// Shortest fragment kept, in characters.
 pub const MIN_TEXT_CHARS: usize = 10;
 /// Longest fragment kept, in characters.
@@ -95,6 +93,11 @@ pub struct EpisodicHit {
     /// How a hybrid search scored it (`None` in vector and keyword mode).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parts: Option<ScoreParts>,
+    /// The turns written just before and after it in its episode that are
+    /// not results themselves, in write order (hybrid mode, `neighbours`
+    /// method): an answer travels with the question it answers.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub neighbours: Vec<EpisodicEntry>,
 }
 
 /// A hybrid score's parts: score = (relevance + episode_context +
@@ -129,6 +132,8 @@ pub struct Methods {
     pub sessions: bool,
     /// Relevance spread over the entity graph.
     pub graph: bool,
+    /// Each result carries its episode neighbours (±1 turn).
+    pub neighbours: bool,
 }
 
 impl Default for Methods {
@@ -137,6 +142,7 @@ impl Default for Methods {
             speakers: true,
             sessions: true,
             graph: true,
+            neighbours: true,
         }
     }
 }
@@ -218,84 +224,13 @@ pub(crate) fn content_hash(text: &str) -> String {
     blake3::hash(folded.as_bytes()).to_hex().to_string()
 }
 
-/// Renders the `[Episodic Memory]` block: at most [`CONTEXT_LIMIT`]
-/// fragments, each cut to [`CONTEXT_FRAGMENT_CHARS`], the whole within
-/// min([`CONTEXT_CAP`], `cap`) characters; empty when nothing fits. Every
-/// hit is reported: included, or dropped by the relevance gate, the count
-/// limit, or the cap.
-pub(crate) fn render_episodic_items(hits: &[EpisodicHit], cap: usize) -> ContextBlock {
-    let mut shown = 0usize;
-    let candidates = hits.iter().map(|hit| {
-        let score = serde_json::json!({
-            "score": hit.score,
-            "cosine": hit.cosine,
-            "decay": hit.decay,
-            "importance": hit.entry.importance,
-            "parts": hit.parts,
-        });
-        let item = BlockItem::new(hit.entry.id.to_string(), "episodic", Some(score));
-        if hit.speaker_mismatch {
-            return (None, item.dropped(DropReason::SpeakerMismatch));
-        }
-        if !hit.passed_gate {
-            return (None, item.dropped(DropReason::RelevanceGate));
-        }
-        shown += 1;
-        if shown > CONTEXT_LIMIT {
-            return (None, item.dropped(DropReason::Limit));
-        }
-        let text: String = hit
-            .entry
-            .text
-            .chars()
-            .take(CONTEXT_FRAGMENT_CHARS)
-            .collect();
-        let created = &hit.entry.created_at;
-        let day = created.get(..10).unwrap_or(created);
-        (Some(format!("- ({day}) {}", text.replace('\n', " "))), item)
-    });
-    let candidates: Vec<_> = candidates.collect();
-    fit_items("[Episodic Memory]", candidates, cap.min(CONTEXT_CAP))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn hit(text: &str) -> EpisodicHit {
-        EpisodicHit {
-            entry: EpisodicEntry {
-                id: 1,
-                text: text.into(),
-                tags: vec![],
-                importance: 0.5,
-                created_at: "2026-01-02T03:04:05.000000Z".into(),
-            },
-            score: 1.0,
-            cosine: Some(0.9),
-            decay: 1.0,
-            passed_gate: true,
-            speaker_mismatch: false,
-            parts: None,
-        }
-    }
 
     #[test]
     fn hashes_ignore_spacing_only() {
         assert_eq!(content_hash("a  b\n c"), content_hash("a b c"));
         assert_ne!(content_hash("a b c"), content_hash("a b d"));
-    }
-
-    #[test]
-    fn block_limits_fragments_and_characters() {
-        let hits: Vec<_> = (0..10).map(|i| hit(&format!("fragment {i}"))).collect();
-        let block = render_episodic_items(&hits, 10_000).text;
-        assert_eq!(block.lines().count(), 1 + CONTEXT_LIMIT);
-        assert!(block.starts_with("[Episodic Memory]\n- (2026-01-02) fragment 0"));
-        let long = vec![hit(&"x".repeat(5000)), hit(&"y".repeat(5000))];
-        let block = render_episodic_items(&long, 10_000).text;
-        assert!(block.chars().count() <= CONTEXT_CAP);
-        assert_eq!(block.matches('x').count(), CONTEXT_FRAGMENT_CHARS);
-        assert_eq!(render_episodic_items(&long, 50).text, "");
     }
 }
