@@ -28,7 +28,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::speakers::{body, name_key};
+use super::names::entities;
 
 /// Weight of the spread relevance added to a fragment's score.
 pub(crate) const GRAPH_WEIGHT: f64 = 0.3;
@@ -47,65 +47,6 @@ const MIN_MASS: f64 = 1e-3;
 pub(crate) const MAX_ENTITY_SHARE: f64 = 0.05;
 /// An entity seen in fewer rows than this is never a hub (small stores).
 const MIN_HUB_ROWS: usize = 20;
-
-/// Capitalized words that are not entities.
-const NOT_ENTITIES: &[&str] = &[
-    "i", "i'm", "i've", "i'd", "i'll", "im", "ive", "the", "a", "an", "and", "but", "or", "so",
-    "thanks", "thank", "hey", "hi", "hello", "yes", "yeah", "yep", "no", "oh", "wow", "ok", "okay",
-    "sure", "it", "it's", "that", "this", "that's", "what", "when", "where", "who", "how", "why",
-    "my", "your", "you", "we", "they", "he", "she", "mom", "dad", "congrats", "haha", "lol", "omg",
-    "aw", "aww", "sounds", "great", "awesome", "cool", "nice", "love", "glad",
-];
-
-/// The entities of `text` (the speaker prefix skipped), folded, distinct.
-pub(crate) fn entities(text: &str) -> Vec<String> {
-    let text = body(text);
-    let mut out: Vec<String> = Vec::new();
-    let mut run: Vec<String> = Vec::new();
-    let mut sentence_start = true;
-    let flush = |run: &mut Vec<String>, out: &mut Vec<String>| {
-        if !run.is_empty() {
-            let e = run.join(" ");
-            if !out.contains(&e) {
-                out.push(e);
-            }
-            run.clear();
-        }
-    };
-    let mut word = String::new();
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c.is_alphanumeric() || c == '\'' || c == '’' {
-            word.push(c);
-            if chars.peek().is_some() {
-                continue;
-            }
-        }
-        if !word.is_empty() {
-            let w = word
-                .strip_suffix("'s")
-                .or_else(|| word.strip_suffix("’s"))
-                .unwrap_or(&word);
-            let key = name_key(w);
-            let capitalized = w.starts_with(char::is_uppercase);
-            if capitalized && !sentence_start && !NOT_ENTITIES.contains(&key.as_str()) {
-                run.push(key);
-            } else {
-                flush(&mut run, &mut out);
-            }
-            sentence_start = false;
-            word.clear();
-        }
-        if matches!(c, '.' | '!' | '?' | '\n' | ':' | ';' | '"' | '(') {
-            flush(&mut run, &mut out);
-            sentence_start = matches!(c, '.' | '!' | '?' | '\n');
-        } else if c == ',' {
-            flush(&mut run, &mut out);
-        }
-    }
-    flush(&mut run, &mut out);
-    out
-}
 
 /// Rows ↔ entities, kept by the mirror.
 #[derive(Debug, Default)]
@@ -214,23 +155,6 @@ impl EntityGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn entities_are_capitalized_runs_inside_sentences() {
-        assert_eq!(
-            entities("Anna: My sister Beatrice moved to New York last May."),
-            ["beatrice", "new york", "may"]
-        );
-        assert_eq!(
-            entities("Thanks, Caroline! I went to the LGBTQ group. Zoë's café rocks"),
-            ["caroline", "lgbtq"]
-        );
-        assert!(entities("I think so. It was fine.").is_empty());
-        assert_eq!(
-            entities("We met José, Anna and Bob"),
-            ["jose", "anna", "bob"]
-        );
-    }
 
     #[test]
     fn the_walk_reaches_a_bridge_that_shares_no_query_word() {

@@ -122,15 +122,22 @@ impl EpisodicMirror {
         self.keywords.search(words, limit)
     }
 
-    /// Brings the episode map up to date: runs of rows (in write order)
-    /// with no silence longer than the episode gap (`rank::same_episode`).
+    /// Brings the episode map up to date: runs of dialogue turns (rows
+    /// with a speaker prefix, in write order) with no silence longer than
+    /// the episode gap (`rank::same_episode`). Other rows (notes, facts)
+    /// belong to no session: a consolidation or an import writes hundreds
+    /// of them in one burst, which is not a conversation.
     pub(crate) fn refresh_episodes(&mut self) {
         if self.episodes.is_some() {
             return;
         }
         let mut map = HashMap::with_capacity(self.rows.len());
         let mut current: Option<(i64, DateTime<Utc>)> = None;
-        for (&id, row) in &self.rows {
+        let turns = self
+            .rows
+            .iter()
+            .filter(|(_, row)| super::names::owner(&row.entry.text).is_some());
+        for (&id, row) in turns {
             let start = match current {
                 Some((start, last))
                     if super::rank::same_episode(

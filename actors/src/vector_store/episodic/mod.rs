@@ -26,6 +26,7 @@ mod handle;
 mod index;
 pub(super) mod index_messages;
 mod messages;
+mod names;
 pub(super) mod mirror;
 pub(super) mod rank;
 mod search;

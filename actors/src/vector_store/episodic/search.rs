@@ -17,7 +17,7 @@ use super::rank::{
 };
 use super::sessions::{session_scores, SESSION_WEIGHT};
 use super::speaker_gate::{boost, is_mismatch, margin, side, Side};
-use super::speakers::{name_key, owner};
+use super::names::{name_key, owner};
 use super::types::{EpisodicEntry, EpisodicHit, EpisodicQuery, ScoreParts, SearchMode};
 use crate::embedder::calibration::Thresholds;
 use crate::embedder::vector::cosine;
@@ -351,19 +351,23 @@ fn hybrid_ranking(mirror: &EpisodicMirror, input: &Inputs<'_>) -> (Vec<Candidate
     (best_first(ranked), is_mismatch(margin))
 }
 
-/// Each result's episode neighbours (the rows just before and after it,
-/// same episode) that are not results themselves; a row is credited to
-/// the best-ranked result it neighbours only.
+/// Each dialogue turn's episode neighbours (the turns just before and
+/// after it, same episode) that are not results themselves; a turn is
+/// credited to the best-ranked result it neighbours only.
 fn episode_windows(mirror: &EpisodicMirror, chosen: &[i64]) -> HashMap<i64, Vec<EpisodicEntry>> {
     let mut credited: HashSet<i64> = chosen.iter().copied().collect();
     chosen
         .iter()
         .filter_map(|&id| {
             let row = mirror.get(id)?;
+            // Dialogue turns only: a note or fact stands on its own, and
+            // the row written next to it may be from another session.
+            owner(&row.entry.text)?;
             let window: Vec<EpisodicEntry> = mirror
                 .neighbours(id)
                 .into_iter()
                 .flatten()
+                .filter(|n| owner(&n.entry.text).is_some())
                 .filter(|n| same_episode((n.created - row.created).num_seconds() as f64 / 3600.0))
                 .filter(|n| credited.insert(n.entry.id))
                 .map(|n| n.entry.clone())

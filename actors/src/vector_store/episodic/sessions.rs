@@ -9,6 +9,9 @@
 //! adjacent writes no more than 3 h apart, `rank::same_episode`) first,
 //! and a turn's score carries its session's.
 //!
+//! Sessions are runs of dialogue turns (`"<speaker>: …"` rows, see
+//! `mirror.rs`); notes and facts have none and get no session score.
+//!
 //! A session's score fuses, with equal weights, two [0, 1] terms (each
 //! max-normalized over the sessions of this query), after the
 //! session-level max-sim + BM25 fusion reported on LoCoMo:

@@ -30,7 +30,8 @@
 //! named speaker would throw away the other speaker's turns that answer
 //! ("Caroline, congrats on the adoption!").
 
-use super::speakers::{about_listener, body, mentions_about, name_key, owner, SpeakerBook};
+use super::names::{about_listener, body, mentions_about, owner};
+use super::speakers::SpeakerBook;
 
 /// Relevance multiplier for a fragment by, or naming, a speaker the query
 /// names (a soft preference, never a filter).
@@ -69,10 +70,9 @@ pub(crate) fn side(
         return Side::Neutral;
     }
     let content = body(text);
-    let by = owner(text).map(name_key);
     let subject = match listener {
-        Some(l) if about_listener(content) => Some(l.to_owned()),
-        _ => by,
+        Some(l) if owner(text).is_some() && about_listener(content) => Some(l.to_owned()),
+        _ => book.subject(text),
     };
     if subject.as_ref().is_some_and(|k| named.contains(k)) || names_any(content, named) {
         return Side::Named;
@@ -173,6 +173,12 @@ mod tests {
         assert_eq!(side("Caroline: your race!", None, &named, &b), Side::Named);
         assert_eq!(side("Melanie: I ran a race", car, &named, &b), Side::Other);
         assert_eq!(side("Bob: I ran a race", None, &named, &b), Side::Neutral);
+        assert_eq!(
+            side("Melanie ran a race.", None, &named, &b),
+            Side::Other,
+            "a note opening with another person is about her"
+        );
+        assert_eq!(side("Caroline's art is bold.", None, &named, &b), Side::Named);
         assert_eq!(
             side("a note without speaker", None, &named, &b),
             Side::Neutral

@@ -1,11 +1,12 @@
 //! Who a fragment is by, and who a query is about (issue 37: speaker- and
 //! entity-aware episodic retrieval).
 //!
-//! Conversation memory is written as `"<speaker>: <text>"` (the gateway's
-//! transcripts, the LoCoMo benchmark, imports of chat logs), so the store
-//! knows its speakers without an LLM: the [`owner`] prefix of each active
-//! fragment, counted in a [`SpeakerBook`] the mirror keeps up to date on
-//! the same change stream as its rows (a tombstone takes its count away).
+//! The store knows its people without an LLM: dialogue turns are written
+//! `"<speaker>: <text>"` (transcripts, the LoCoMo benchmark, chat-log
+//! imports) and the consolidator's notes open with whom they are about
+//! ("Melanie painted a lake sunrise"). Both are counted (`names.rs` reads
+//! the text) in a [`SpeakerBook`] the mirror keeps up to date on the same
+//! change stream as its rows (a tombstone takes its count away).
 //!
 //! A query is "about" a speaker when one of its words names them
 //! ([`SpeakerBook::named_in`]): the full name, one of its words, a
@@ -17,224 +18,88 @@
 
 use std::collections::HashMap;
 
-use super::bm25::plain;
+use super::names::{entities, lead_name, name_key, name_words, owner};
 
-/// Longest speaker prefix, in characters.
-const MAX_OWNER_CHARS: usize = 40;
-/// Most words in a speaker's name.
-const MAX_OWNER_WORDS: usize = 3;
 /// Fragments a name must own before it counts as a speaker: one line
 /// that happens to start "Note: …" does not make "Note" a person.
 pub(crate) const MIN_SPEAKER_ROWS: u32 = 2;
 /// Shortest nickname matched against the start of a name.
 const MIN_NICKNAME_CHARS: usize = 3;
 
-/// The speaker prefix of a fragment written `"<Name>: <text>"`: one to
-/// three words, each starting with an upper-case letter and made of
-/// letters, `-`, `.` or apostrophes, followed by `": "`. `None` for any
-/// other text ("Note that: …", "http://…", "10:30 …").
-pub(crate) fn owner(text: &str) -> Option<&str> {
-    let (head, rest) = text.split_once(':')?;
-    if !rest.starts_with(char::is_whitespace) || head.chars().count() > MAX_OWNER_CHARS {
-        return None;
-    }
-    let words: Vec<&str> = head.split_whitespace().collect();
-    if words.is_empty() || words.len() > MAX_OWNER_WORDS || head.starts_with(char::is_whitespace) {
-        return None;
-    }
-    let is_name_word = |w: &&str| {
-        w.chars().next().is_some_and(char::is_uppercase)
-            && w.chars()
-                .all(|c| c.is_alphabetic() || matches!(c, '-' | '.' | '\'' | '’'))
-    };
-    words.iter().all(is_name_word).then(|| head.trim_end())
-}
-
-/// The text after the speaker prefix (all of it when there is none).
-pub(crate) fn body(text: &str) -> &str {
-    match owner(text) {
-        Some(_) => text
-            .split_once(':')
-            .map_or(text, |(_, rest)| rest.trim_start()),
-        None => text,
-    }
-}
-
-/// A name's comparison key: folded (lowercase, no diacritics), words
-/// joined by one space.
-pub(crate) fn name_key(name: &str) -> String {
-    name.split_whitespace()
-        .map(plain)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// The words of `text` as candidate names: split on anything but letters,
-/// digits and apostrophes, possessive `'s` / `’s` / trailing apostrophe
-/// removed. Each comes with whether it was capitalized.
-fn name_words(text: &str) -> impl Iterator<Item = (String, bool)> + '_ {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
-        .filter_map(|w| {
-            let w = w
-                .strip_suffix("'s")
-                .or_else(|| w.strip_suffix("’s"))
-                .unwrap_or(w)
-                .trim_matches(|c| c == '\'' || c == '’');
-            (!w.is_empty()).then(|| (plain(w), w.starts_with(char::is_uppercase)))
-        })
-}
-
-/// Interjections that open an address ("Hey Caroline,", "Thanks Mel!").
-const GREETINGS: &[&str] = &[
-    "hey",
-    "hi",
-    "hello",
-    "thanks",
-    "thank",
-    "yep",
-    "yeah",
-    "yes",
-    "wow",
-    "oh",
-    "aw",
-    "aww",
-    "congrats",
-    "congratulations",
-    "dear",
-    "ok",
-    "okay",
-    "sure",
-    "no",
-    "sorry",
-    "morning",
-    "evening",
-    "night",
-    "bye",
-    "cheers",
-    "haha",
-    "omg",
-    "great",
-    "right",
-    "well",
-];
-
-/// Whether `text` speaks *about* someone whose name has one of the word
-/// keys `parts`: a mention that is not a vocative. "Thanks, Caroline!" or
-/// "Hey Mel, look" address the listener and say nothing about her; "I
-/// went with Caroline" does. A name is a vocative when it stands alone
-/// between an opening (start of a sentence, a comma, a greeting word) and
-/// a closing (a comma, `!`, `?`, `.`, `;` or the end).
-pub(crate) fn mentions_about(text: &str, parts: &[&str]) -> bool {
-    // Tokens with the punctuation between them.
-    let mut tokens: Vec<(usize, usize)> = Vec::new();
-    let mut start = None;
-    for (i, c) in text.char_indices() {
-        let word = c.is_alphanumeric() || c == '\'' || c == '’';
-        match (word, start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                tokens.push((s, i));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        tokens.push((s, text.len()));
-    }
-    tokens.iter().enumerate().any(|(i, &(s, e))| {
-        let raw = &text[s..e];
-        let word = raw
-            .strip_suffix("'s")
-            .or_else(|| raw.strip_suffix("’s"))
-            .unwrap_or(raw);
-        if !word.starts_with(char::is_uppercase) || !parts.contains(&name_key(word).as_str()) {
-            return false;
-        }
-        let before = text[..s].trim_end();
-        let after = text[e..].trim_start();
-        let opens = before.is_empty()
-            || before.ends_with([',', '.', '!', '?', ';', ':', '—', '-'])
-            || (i > 0 && {
-                let (ps, pe) = tokens[i - 1];
-                text[pe..s].trim().is_empty() && GREETINGS.contains(&plain(&text[ps..pe]).as_str())
-            });
-        let closes =
-            raw == word && (after.is_empty() || after.starts_with([',', '!', '?', '.', ';']));
-        !(opens && closes)
-    })
-}
-
-/// First-person words (the speaker talks about themself).
-const FIRST_PERSON: &[&str] = &[
-    "i", "i'm", "i've", "i'd", "i'll", "me", "my", "mine", "myself", "we", "we're", "we've", "our",
-    "ours", "us",
-];
-/// Second-person words (the speaker talks about the listener).
-const SECOND_PERSON: &[&str] = &[
-    "you", "you're", "you've", "you'd", "you'll", "your", "yours", "yourself", "ya", "u",
-];
-
-/// Whether a fragment's body is about its listener rather than its
-/// speaker: more second-person words than first-person ones ("Your
-/// charity race sounds amazing!" said by Caroline is about Melanie).
-pub(crate) fn about_listener(body: &str) -> bool {
-    let (mut first, mut second) = (0u32, 0u32);
-    for w in body.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’')) {
-        let w = plain(w).replace('’', "'");
-        if FIRST_PERSON.contains(&w.as_str()) {
-            first += 1;
-        } else if SECOND_PERSON.contains(&w.as_str()) {
-            second += 1;
-        }
-    }
-    second > first
-}
-
-/// The speakers of the store: name key → (name as written, fragments).
+/// The people of the store, counted over the active rows: who speaks
+/// (dialogue prefixes), who third-person notes open with, and which
+/// capitalized words occur inside sentences (entities).
 #[derive(Debug, Default, Clone)]
 pub(crate) struct SpeakerBook {
-    names: HashMap<String, (String, u32)>,
+    /// Name key → rows it speaks.
+    speaks: HashMap<String, u32>,
+    /// Name key → rows that open with it ("Melanie painted …").
+    leads: HashMap<String, u32>,
+    /// Entity key → rows naming it inside a sentence.
+    mentions: HashMap<String, u32>,
+}
+
+fn count(map: &mut HashMap<String, u32>, key: String, up: bool) {
+    if up {
+        *map.entry(key).or_default() += 1;
+    } else if let Some(n) = map.get_mut(&key) {
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            map.remove(&key);
+        }
+    }
 }
 
 impl SpeakerBook {
+    fn tally(&mut self, text: &str, up: bool) {
+        match owner(text) {
+            Some(name) => count(&mut self.speaks, name_key(name), up),
+            None => {
+                if let Some(lead) = lead_name(text) {
+                    count(&mut self.leads, lead, up);
+                }
+            }
+        }
+        for e in entities(text) {
+            count(&mut self.mentions, e, up);
+        }
+    }
+
     /// Counts a fragment in (an active row appeared).
     pub(crate) fn add(&mut self, text: &str) {
-        if let Some(name) = owner(text) {
-            let entry = self
-                .names
-                .entry(name_key(name))
-                .or_insert_with(|| (name.to_owned(), 0));
-            entry.1 += 1;
-        }
+        self.tally(text, true);
     }
 
     /// Counts a fragment out (tombstoned, or replaced by a newer version).
     pub(crate) fn remove(&mut self, text: &str) {
-        if let Some(name) = owner(text) {
-            let key = name_key(name);
-            if let Some(entry) = self.names.get_mut(&key) {
-                entry.1 = entry.1.saturating_sub(1);
-                if entry.1 == 0 {
-                    self.names.remove(&key);
-                }
-            }
-        }
+        self.tally(text, false);
     }
 
-    /// The keys of names owning at least [`MIN_SPEAKER_ROWS`] fragments.
-    pub(crate) fn speakers(&self) -> impl Iterator<Item = &str> {
-        self.names
-            .iter()
-            .filter(|(_, (_, n))| *n >= MIN_SPEAKER_ROWS)
-            .map(|(k, _)| k.as_str())
-    }
-
-    /// Whether `key` is a known speaker.
+    /// Whether `key` is a person of the store: it speaks in at least
+    /// [`MIN_SPEAKER_ROWS`] rows, or opens that many notes and is also
+    /// written capitalized inside a sentence somewhere (so "Painting is
+    /// fun" twice does not make "Painting" a person).
     pub(crate) fn is_speaker(&self, key: &str) -> bool {
-        self.names
-            .get(key)
-            .is_some_and(|(_, n)| *n >= MIN_SPEAKER_ROWS)
+        let at_least = |m: &HashMap<String, u32>| m.get(key).is_some_and(|n| *n >= MIN_SPEAKER_ROWS);
+        at_least(&self.speaks) || (at_least(&self.leads) && self.mentions.contains_key(key))
+    }
+
+    /// The keys of the store's people (see [`Self::is_speaker`]).
+    pub(crate) fn speakers(&self) -> impl Iterator<Item = &str> {
+        self.speaks
+            .keys()
+            .chain(self.leads.keys().filter(|k| !self.speaks.contains_key(*k)))
+            .map(String::as_str)
+            .filter(|k| self.is_speaker(k))
+    }
+
+    /// Who a fragment is about by its form: its speaker, else the person
+    /// its note opens with (when that is a person of the store).
+    pub(crate) fn subject(&self, text: &str) -> Option<String> {
+        match owner(text) {
+            Some(name) => Some(name_key(name)),
+            None => lead_name(text).filter(|k| self.is_speaker(k)),
+        }
     }
 
     /// The known speakers `text` names, as keys, in order of first mention.
@@ -283,22 +148,23 @@ mod tests {
     }
 
     #[test]
-    fn owners_are_capitalized_name_prefixes() {
-        assert_eq!(
-            owner("Caroline: I went to a support group."),
-            Some("Caroline")
-        );
-        assert_eq!(owner("Mary Ann: hi there"), Some("Mary Ann"));
-        assert_eq!(owner("Zoë: ça va"), Some("Zoë"));
-        assert_eq!(owner("O'Brien: fine"), Some("O'Brien"));
-        assert_eq!(owner("Note that: x"), None);
-        assert_eq!(owner("http://example.com is down"), None);
-        assert_eq!(owner("10:30 meeting"), None);
-        assert_eq!(owner("The Big Long Name Here: x"), None);
-        assert_eq!(owner("Caroline:no space"), None);
-        assert_eq!(owner("plain text"), None);
-        assert_eq!(body("Caroline: I went"), "I went");
-        assert_eq!(body("plain: text"), "plain: text");
+    fn third_person_notes_teach_the_book_their_subjects() {
+        let mut b = book(&[
+            "Melanie painted a lake sunrise last year.",
+            "Melanie ran a charity race.",
+            "Painting is a fun way to relax.",
+            "Painting helps her unwind.",
+        ]);
+        assert!(!b.is_speaker("melanie"), "not yet seen inside a sentence");
+        b.add("Caroline told Melanie about the parade.");
+        assert!(b.is_speaker("melanie"));
+        assert!(!b.is_speaker("painting"));
+        assert_eq!(b.subject("Melanie's kids love camping").as_deref(), Some("melanie"));
+        assert_eq!(b.subject("Painting is fun"), None);
+        assert_eq!(b.subject("Caroline: hi").as_deref(), Some("caroline"));
+        assert_eq!(b.named_in("What did Melanie paint?"), ["melanie"]);
+        b.remove("Caroline told Melanie about the parade.");
+        assert!(!b.is_speaker("melanie"));
     }
 
     #[test]
@@ -311,7 +177,7 @@ mod tests {
         b.remove("Caroline: a");
         assert!(!b.is_speaker("caroline"));
         b.remove("Caroline: b");
-        assert!(b.names.get("caroline").is_none());
+        assert!(!b.speaks.contains_key("caroline"));
     }
 
     #[test]
@@ -339,39 +205,6 @@ mod tests {
             ["melanie", "caroline"]
         );
         assert!(b.named_in("What did they do?").is_empty());
-    }
-
-    #[test]
-    fn second_person_fragments_are_about_the_listener() {
-        assert!(about_listener(
-            "Wow, your charity race sounds amazing! You did great."
-        ));
-        assert!(!about_listener("I ran a charity race for mental health."));
-        assert!(!about_listener(
-            "I told you I’d run it, and I did, my friend"
-        ));
-        assert!(!about_listener("It rained all day."));
-    }
-
-    #[test]
-    fn vocatives_are_not_mentions() {
-        let p = ["caroline"];
-        assert!(!mentions_about(
-            "Thanks, Caroline! The event was great.",
-            &p
-        ));
-        assert!(!mentions_about("Hey Caroline, look at this.", &p));
-        assert!(!mentions_about("Caroline, you're amazing", &p));
-        assert!(!mentions_about("That's great news, Caroline.", &p));
-        assert!(!mentions_about("Yep, Caroline!", &p));
-        assert!(mentions_about("I went hiking with Caroline.", &p));
-        assert!(mentions_about("Caroline's dog is cute", &p));
-        assert!(mentions_about("Thanks, Caroline! Caroline said so.", &p));
-        assert!(
-            !mentions_about("caroline went home", &p),
-            "names are capitalized"
-        );
-        assert!(!mentions_about("Nothing here", &p));
     }
 
     #[test]
