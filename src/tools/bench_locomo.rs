@@ -63,6 +63,27 @@ pub enum MethodArg {
     Neighbours,
 }
 
+impl MethodArg {
+    /// The method's name (`Methods::NAMES`).
+    fn name(self) -> &'static str {
+        match self {
+            Self::Speakers => "speakers",
+            Self::Sessions => "sessions",
+            Self::Graph => "graph",
+            Self::Neighbours => "neighbours",
+        }
+    }
+}
+
+/// The method names left on by `--without`.
+pub(super) fn methods_without(without: &[MethodArg]) -> Vec<String> {
+    Methods::NAMES
+        .iter()
+        .filter(|n| !without.iter().any(|w| w.name() == **n))
+        .map(|n| (*n).to_owned())
+        .collect()
+}
+
 /// `--mode` values.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum ModeArg {
@@ -210,12 +231,8 @@ async fn evaluate(
     let (mut delivered, mut results) = (0usize, 0usize);
     let mut latencies = Vec::new();
     let (mut answerable_gate, mut adversarial_gate) = (GateLog::default(), GateLog::default());
-    let methods = Methods {
-        speakers: !args.without.contains(&MethodArg::Speakers),
-        sessions: !args.without.contains(&MethodArg::Sessions),
-        graph: !args.without.contains(&MethodArg::Graph),
-        neighbours: !args.without.contains(&MethodArg::Neighbours),
-    };
+    let methods =
+        Methods::from_names(&methods_without(&args.without)).map_err(anyhow::Error::msg)?;
     let convs: Vec<u32> = turns
         .iter()
         .map(|t| t.conv)

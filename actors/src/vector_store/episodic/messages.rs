@@ -152,7 +152,8 @@ impl Handler<WriteEpisodic> for VectorStore {
 impl Handler<SearchEpisodic> for VectorStore {
     type Result = ResponseActFuture<Self, Result<Vec<EpisodicHit>, VectorStoreError>>;
 
-    fn handle(&mut self, msg: SearchEpisodic, _: &mut Context<Self>) -> Self::Result {
+    fn handle(&mut self, mut msg: SearchEpisodic, _: &mut Context<Self>) -> Self::Result {
+        msg.query.methods = msg.query.methods.and(self.settings.episodic_methods);
         let since = self.episodic.seq();
         let want_keywords = msg.embedded.is_none() || msg.query.mode != SearchMode::Vector;
         let fetch =

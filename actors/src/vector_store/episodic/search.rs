@@ -5,20 +5,20 @@
 //! turns them into the ranked, gated, diversified result list; the rules are
 //! in `rank.rs`.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
 
-use super::graph::{GRAPH_WEIGHT, SEED_ROWS};
+use super::graph::GRAPH_WEIGHT;
 use super::mirror::{EpisodicMirror, MirrorEpisode};
 use super::rank::{
     decay, decayed_score, fuse, importance_factor, min_max, mmr, passes_gate, recency_prior,
     same_episode, with_episode_context, word_set, MMR_MAX_POOL,
 };
 use super::sessions::{session_scores, SESSION_WEIGHT};
-use super::speaker_gate::{boost, is_mismatch, margin, side, Side};
-use super::names::{name_key, owner};
-use super::types::{EpisodicEntry, EpisodicHit, EpisodicQuery, ScoreParts, SearchMode};
+use super::signals::{episode_windows, graph_spread, speaker_margin, topic_words};
+use super::speaker_gate::{boost, is_mismatch, side};
+use super::types::{EpisodicHit, EpisodicQuery, ScoreParts, SearchMode};
 use crate::embedder::calibration::Thresholds;
 use crate::embedder::vector::cosine;
 use crate::vector_store::keyword::query_words;
@@ -183,90 +183,6 @@ fn fused_relevance(
         .collect()
 }
 
-/// The speaker gate's margin for this query (see `speaker_gate.rs`):
-/// topic relevance with the speakers' names taken out of the keyword
-/// query, compared side against side.
-fn speaker_margin(
-    mirror: &EpisodicMirror,
-    input: &Inputs<'_>,
-    cosines: &HashMap<i64, f32>,
-    named: &[String],
-) -> Option<f64> {
-    let name_parts: HashSet<&str> = named.iter().flat_map(|k| k.split(' ')).collect();
-    let topic: Vec<String> = query_words(&input.query.text)
-        .into_iter()
-        .filter(|w| !name_parts.contains(name_key(w).as_str()))
-        .collect();
-    if topic.is_empty() {
-        return None;
-    }
-    let keyword = mirror.keyword_search(&topic, MMR_MAX_POOL);
-    let relevance = fused_relevance(mirror, input, cosines, &keyword);
-    let book = mirror.speakers();
-    // Only each side's best counts: walk best first and stop once both
-    // sides have one.
-    let mut ranked: Vec<(i64, f64)> = relevance.into_iter().collect();
-    ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let mut seen = (false, false);
-    margin(ranked.into_iter().map_while(|(id, r)| {
-        if seen.0 && seen.1 {
-            return None;
-        }
-        let side = match mirror.get(id) {
-            Some(row) => side(
-                &row.entry.text,
-                listener(mirror, id).as_deref(),
-                named,
-                book,
-            ),
-            None => Side::Neutral,
-        };
-        seen.0 |= side == Side::Named;
-        seen.1 |= side == Side::Other;
-        Some((side, r))
-    }))
-}
-
-/// Whom row `id` answers: the speaker of the nearest episode neighbour
-/// (before, then after) who is not its own speaker.
-fn listener(mirror: &EpisodicMirror, id: i64) -> Option<String> {
-    let row = mirror.get(id)?;
-    let own = owner(&row.entry.text).map(name_key);
-    mirror
-        .neighbours(id)
-        .into_iter()
-        .flatten()
-        .filter(|n| same_episode((n.created - row.created).num_seconds() as f64 / 3600.0))
-        .filter_map(|n| owner(&n.entry.text).map(name_key))
-        .find(|k| Some(k) != own.as_ref())
-}
-
-/// Relevance spread from the best [`SEED_ROWS`] candidates over the
-/// entity graph, for the rows it reaches (seeds excluded: they rank on
-/// their own evidence). Rows failing the relevance gate are left out.
-fn graph_spread(
-    mirror: &EpisodicMirror,
-    input: &Inputs<'_>,
-    cosines: &HashMap<i64, f32>,
-    relevance: &HashMap<i64, f64>,
-) -> HashMap<i64, f64> {
-    let mut seeds: Vec<(i64, f64)> = relevance.iter().map(|(&id, &r)| (id, r)).collect();
-    seeds.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
-    seeds.truncate(SEED_ROWS);
-    let mut spread = mirror.graph().spread(&seeds, mirror.len());
-    spread.retain(|id, _| {
-        !seeds.iter().any(|s| s.0 == *id)
-            && (relevance.contains_key(id)
-                || !input.query.relevance_filter
-                || cosines.get(id).is_none_or(|&c| {
-                    mirror
-                        .get(*id)
-                        .is_some_and(|row| passes_gate(c, chars(row), &input.thresholds))
-                }))
-    });
-    spread
-}
-
 /// The hybrid ranking: fused relevance, episode context, session score,
 /// speaker boost, importance and the bounded recency prior; and whether the
 /// result is a speaker mismatch.
@@ -280,9 +196,18 @@ fn hybrid_ranking(mirror: &EpisodicMirror, input: &Inputs<'_>) -> (Vec<Candidate
     } else {
         Vec::new()
     };
-    let margin = (!named.is_empty())
-        .then(|| speaker_margin(mirror, input, &cosines, &named))
-        .flatten();
+    let margin = if named.is_empty() {
+        None
+    } else {
+        let topic = topic_words(&input.query.text, &named);
+        (!topic.is_empty())
+            .then(|| {
+                let keyword = mirror.keyword_search(&topic, MMR_MAX_POOL);
+                let relevance = fused_relevance(mirror, input, &cosines, &keyword);
+                speaker_margin(mirror, relevance, &named)
+            })
+            .flatten()
+    };
     let sessions = if methods.sessions {
         let words = query_words(&input.query.text);
         session_scores(
@@ -295,7 +220,18 @@ fn hybrid_ranking(mirror: &EpisodicMirror, input: &Inputs<'_>) -> (Vec<Candidate
     };
 
     let spread = if methods.graph {
-        graph_spread(mirror, input, &cosines, &relevance)
+        // A reached row not already a candidate still has to pass the
+        // relevance gate when it has a cosine.
+        let admit = |id: i64| {
+            relevance.contains_key(&id)
+                || !input.query.relevance_filter
+                || cosines.get(&id).is_none_or(|&c| {
+                    mirror
+                        .get(id)
+                        .is_some_and(|row| passes_gate(c, chars(row), &input.thresholds))
+                })
+        };
+        graph_spread(mirror, &relevance, admit)
     } else {
         HashMap::new()
     };
@@ -349,32 +285,6 @@ fn hybrid_ranking(mirror: &EpisodicMirror, input: &Inputs<'_>) -> (Vec<Candidate
         })
         .collect();
     (best_first(ranked), is_mismatch(margin))
-}
-
-/// Each dialogue turn's episode neighbours (the turns just before and
-/// after it, same episode) that are not results themselves; a turn is
-/// credited to the best-ranked result it neighbours only.
-fn episode_windows(mirror: &EpisodicMirror, chosen: &[i64]) -> HashMap<i64, Vec<EpisodicEntry>> {
-    let mut credited: HashSet<i64> = chosen.iter().copied().collect();
-    chosen
-        .iter()
-        .filter_map(|&id| {
-            let row = mirror.get(id)?;
-            // Dialogue turns only: a note or fact stands on its own, and
-            // the row written next to it may be from another session.
-            owner(&row.entry.text)?;
-            let window: Vec<EpisodicEntry> = mirror
-                .neighbours(id)
-                .into_iter()
-                .flatten()
-                .filter(|n| owner(&n.entry.text).is_some())
-                .filter(|n| same_episode((n.created - row.created).num_seconds() as f64 / 3600.0))
-                .filter(|n| credited.insert(n.entry.id))
-                .map(|n| n.entry.clone())
-                .collect();
-            Some((id, window))
-        })
-        .collect()
 }
 
 /// Ranks, gates and diversifies. Without a query vector, vector mode falls

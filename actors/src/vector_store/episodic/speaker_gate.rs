@@ -178,7 +178,10 @@ mod tests {
             Side::Other,
             "a note opening with another person is about her"
         );
-        assert_eq!(side("Caroline's art is bold.", None, &named, &b), Side::Named);
+        assert_eq!(
+            side("Caroline's art is bold.", None, &named, &b),
+            Side::Named
+        );
         assert_eq!(
             side("a note without speaker", None, &named, &b),
             Side::Neutral

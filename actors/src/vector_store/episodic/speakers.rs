@@ -80,7 +80,8 @@ impl SpeakerBook {
     /// written capitalized inside a sentence somewhere (so "Painting is
     /// fun" twice does not make "Painting" a person).
     pub(crate) fn is_speaker(&self, key: &str) -> bool {
-        let at_least = |m: &HashMap<String, u32>| m.get(key).is_some_and(|n| *n >= MIN_SPEAKER_ROWS);
+        let at_least =
+            |m: &HashMap<String, u32>| m.get(key).is_some_and(|n| *n >= MIN_SPEAKER_ROWS);
         at_least(&self.speaks) || (at_least(&self.leads) && self.mentions.contains_key(key))
     }
 
@@ -159,7 +160,10 @@ mod tests {
         b.add("Caroline told Melanie about the parade.");
         assert!(b.is_speaker("melanie"));
         assert!(!b.is_speaker("painting"));
-        assert_eq!(b.subject("Melanie's kids love camping").as_deref(), Some("melanie"));
+        assert_eq!(
+            b.subject("Melanie's kids love camping").as_deref(),
+            Some("melanie")
+        );
         assert_eq!(b.subject("Painting is fun"), None);
         assert_eq!(b.subject("Caroline: hi").as_deref(), Some("caroline"));
         assert_eq!(b.named_in("What did Melanie paint?"), ["melanie"]);

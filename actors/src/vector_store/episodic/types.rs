@@ -136,6 +136,47 @@ pub struct Methods {
     pub neighbours: bool,
 }
 
+impl Methods {
+    /// The methods' names, as configuration and the benchmark spell them.
+    pub const NAMES: [&'static str; 4] = ["speakers", "sessions", "graph", "neighbours"];
+
+    /// The methods named in `names` on, the others off; an unknown name
+    /// is an error naming it.
+    pub fn from_names<S: AsRef<str>>(names: &[S]) -> Result<Self, String> {
+        let mut m = Self {
+            speakers: false,
+            sessions: false,
+            graph: false,
+            neighbours: false,
+        };
+        for name in names {
+            match name.as_ref() {
+                "speakers" => m.speakers = true,
+                "sessions" => m.sessions = true,
+                "graph" => m.graph = true,
+                "neighbours" => m.neighbours = true,
+                other => {
+                    return Err(format!(
+                        "unknown method {other:?}; known: {}",
+                        Self::NAMES.join(", ")
+                    ))
+                }
+            }
+        }
+        Ok(m)
+    }
+
+    /// The methods on in both.
+    pub fn and(self, other: Self) -> Self {
+        Self {
+            speakers: self.speakers && other.speakers,
+            sessions: self.sessions && other.sessions,
+            graph: self.graph && other.graph,
+            neighbours: self.neighbours && other.neighbours,
+        }
+    }
+}
+
 impl Default for Methods {
     fn default() -> Self {
         Self {
@@ -227,6 +268,18 @@ pub(crate) fn content_hash(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn methods_parse_by_name_and_combine() {
+        assert_eq!(Methods::from_names(&Methods::NAMES), Ok(Methods::default()));
+        let only = Methods::from_names(&["graph"]).unwrap();
+        assert!(only.graph && !only.speakers && !only.sessions && !only.neighbours);
+        assert!(Methods::from_names(&["psychic"])
+            .unwrap_err()
+            .contains("psychic"));
+        let both = Methods::default().and(only);
+        assert_eq!(both, only);
+    }
 
     #[test]
     fn hashes_ignore_spacing_only() {
