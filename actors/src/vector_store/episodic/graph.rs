@@ -182,7 +182,7 @@ mod tests {
         assert!(g.rows("zurich").is_some());
         g.remove(1);
         assert!(g.rows_of.is_empty() && g.entities_of.is_empty());
-        assert!(g.spread(&[(1, 1.0)], 0).get(&1).is_some());
+        assert!(g.spread(&[(1, 1.0)], 0).contains_key(&1));
         assert!(g.spread(&[], 0).is_empty());
     }
 

@@ -90,7 +90,7 @@ mod tests {
     fn no_evidence_scores_nothing() {
         let s = session_scores(|_| None, &HashMap::new(), &[]);
         assert!(s.is_empty());
-        let s = session_scores(|id| Some(id), &[(4, 0.0)].into(), &[]);
+        let s = session_scores(Some, &[(4, 0.0)].into(), &[]);
         assert_eq!(s[&4], 0.0);
     }
 }
