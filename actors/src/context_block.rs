@@ -14,6 +14,9 @@ pub enum DropReason {
     Cap,
     /// It did not clear the relevance gate.
     RelevanceGate,
+    /// The query names a speaker whose own words do not support it (an
+    /// episodic result marked `speaker_mismatch`).
+    SpeakerMismatch,
     /// Its group was withheld for this build.
     GroupWithheld,
     /// A higher layer states the same key/subject.

@@ -6,6 +6,7 @@ use std::net::IpAddr;
 use serde::{Deserialize, Serialize};
 
 use kirocrew_actors::hooks::HookRules;
+use kirocrew_actors::vector_store::episodic::Methods;
 use kirocrew_actors::vector_store::{normalize_prefix, StoreSettings};
 
 use super::error::ConfigError;
@@ -250,6 +251,10 @@ pub struct MemorySettings {
     pub max_events: u32,
     /// Active episodic fragments kept (least important, oldest evicted).
     pub episodic_max: u64,
+    /// The retrieval-v2 methods hybrid episodic search uses: `speakers`
+    /// (boost and `speaker_mismatch` gate), `sessions`, `graph`,
+    /// `neighbours`; leave one out to switch it off.
+    pub episodic_methods: Vec<String>,
     /// Character cap of the `[Semantic Memory]` block.
     pub semantic_context_cap: usize,
     /// Whether the legacy Markdown memory has been migrated.
@@ -469,6 +474,9 @@ impl Settings {
         if m.max_events == 0 {
             return bad("memory.max_events", "must be at least 1".into());
         }
+        if let Err(reason) = Methods::from_names(&m.episodic_methods) {
+            return bad("memory.episodic_methods", reason);
+        }
         if !(1..=64).contains(&m.embed_threads) {
             return bad("memory.embed_threads", "must be between 1 and 64".into());
         }
@@ -504,6 +512,9 @@ impl Settings {
             confidence_threshold: self.memory.confidence_threshold,
             max_events: self.memory.max_events,
             episodic_max: self.memory.episodic_max,
+            // Validated on load; an unknown name cannot get here.
+            episodic_methods: Methods::from_names(&self.memory.episodic_methods)
+                .unwrap_or_default(),
             ..StoreSettings::default()
         }
     }

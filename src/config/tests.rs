@@ -173,3 +173,36 @@ fn a_bad_hook_sandbox_mode_is_a_clear_error() {
         loaded.is_ok_and(|c| c.settings.hooks.sandbox == kirocrew_actors::hooks::SandboxMode::Off)
     );
 }
+
+#[test]
+fn episodic_methods_switch_retrieval_v2_parts_off_and_refuse_unknown_names() {
+    let home = tempfile::tempdir().unwrap();
+    let loaded = load(home.path(), Vec::new()).unwrap();
+    assert_eq!(
+        loaded.settings.store_settings().episodic_methods,
+        kirocrew_actors::vector_store::episodic::Methods::default()
+    );
+    set_value(
+        home.path(),
+        "memory.episodic_methods",
+        r#"["sessions", "graph", "neighbours"]"#,
+    )
+    .unwrap();
+    let methods = load(home.path(), Vec::new())
+        .unwrap()
+        .settings
+        .store_settings()
+        .episodic_methods;
+    assert!(!methods.speakers && methods.sessions && methods.graph && methods.neighbours);
+    let before = std::fs::read_to_string(home.path().join("config.json")).unwrap();
+    let err = set_value(home.path(), "memory.episodic_methods", r#"["psychic"]"#).unwrap_err();
+    assert!(
+        matches!(&err, ConfigError::InvalidValue { key, reason } if key == "memory.episodic_methods" && reason.contains("psychic")),
+        "{err:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.path().join("config.json")).unwrap(),
+        before,
+        "a refused value changes nothing"
+    );
+}

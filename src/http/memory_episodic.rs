@@ -2,8 +2,10 @@
 //!
 //! - `GET /api/memory/episodic?offset=&limit=` → `{"entries", "total", "offset", "limit"}`
 //! - `GET /api/memory/episodic/search?q=&limit=&mode=&mmr=&gate=` → `{"results":
-//!   [{id, text, tags, importance, created_at, score, cosine, decay, passed_gate}]}`
-//!   (the full ranked set with each result's score parts), and
+//!   [{id, text, tags, importance, created_at, score, cosine, decay, passed_gate,
+//!   speaker_mismatch, parts?}]}` (the full ranked set with each result's
+//!   score parts: in hybrid mode `parts` names the fused relevance, episode
+//!   context, session score, speaker boost and the speaker gate's margin), and
 //!   `"quarantined": [...]`: held writes sharing words with `q`, marked,
 //!   never ranked as results
 //! - `POST /api/memory/episodic` `{text, tags?, importance?}` → 201 `{"id"}`;

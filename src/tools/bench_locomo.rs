@@ -18,8 +18,9 @@ use clap::Args;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::bench_locomo_gate::{speaker_curve, GateLog};
 use kirocrew_actors::clock::system_clock;
-use kirocrew_actors::vector_store::episodic::{EpisodicQuery, EpisodicWrite, SearchMode};
+use kirocrew_actors::vector_store::episodic::{EpisodicQuery, EpisodicWrite, Methods, SearchMode};
 use kirocrew_actors::vector_store::{
     run_backfill, StoreSettings, VectorStoreError, VectorStoreHandle,
 };
@@ -43,6 +44,44 @@ pub struct LocomoArgs {
     /// Print one JSON object as the last line.
     #[arg(long)]
     pub json: bool,
+    /// Retrieval-v2 methods to switch off (ablation), comma-separated:
+    /// speakers, sessions, graph, neighbours.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub without: Vec<MethodArg>,
+}
+
+/// `--without` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum MethodArg {
+    /// Speaker boost and the speaker_mismatch gate.
+    Speakers,
+    /// Session scores carried by their turns.
+    Sessions,
+    /// Relevance spread over the entity graph.
+    Graph,
+    /// Episode neighbours carried with each result.
+    Neighbours,
+}
+
+impl MethodArg {
+    /// The method's name (`Methods::NAMES`).
+    fn name(self) -> &'static str {
+        match self {
+            Self::Speakers => "speakers",
+            Self::Sessions => "sessions",
+            Self::Graph => "graph",
+            Self::Neighbours => "neighbours",
+        }
+    }
+}
+
+/// The method names left on by `--without`.
+pub(super) fn methods_without(without: &[MethodArg]) -> Vec<String> {
+    Methods::NAMES
+        .iter()
+        .filter(|n| !without.iter().any(|w| w.name() == **n))
+        .map(|n| (*n).to_owned())
+        .collect()
 }
 
 /// `--mode` values.
@@ -186,8 +225,14 @@ async fn evaluate(
     };
     let mut overall = Tally::default();
     let mut by_category: BTreeMap<u32, Tally> = BTreeMap::new();
+    // The same with each result's episode neighbours credited.
+    let mut windows = Tally::default();
+    let mut windows_by_category: BTreeMap<u32, Tally> = BTreeMap::new();
+    let (mut delivered, mut results) = (0usize, 0usize);
     let mut latencies = Vec::new();
-    let (mut admitted, mut adversarial_n) = (0u32, 0u32);
+    let (mut answerable_gate, mut adversarial_gate) = (GateLog::default(), GateLog::default());
+    let methods =
+        Methods::from_names(&methods_without(&args.without)).map_err(anyhow::Error::msg)?;
     let convs: Vec<u32> = turns
         .iter()
         .map(|t| t.conv)
@@ -238,6 +283,7 @@ async fn evaluate(
             let mut query = EpisodicQuery::new(q.question.clone(), 10);
             query.mode = mode;
             query.mmr = !args.no_mmr;
+            query.methods = methods;
             query.as_of = Some(parse_time(&q.asked_at)?);
             let started = Instant::now();
             let hits = store.search_episodic(query).await?;
@@ -251,15 +297,26 @@ async fn evaluate(
                 .entry(q.category)
                 .or_default()
                 .add(&found, &q.evidence);
+            let found: Vec<HashSet<String>> = hits
+                .iter()
+                .map(|h| {
+                    std::iter::once(&h.entry)
+                        .chain(&h.neighbours)
+                        .flat_map(|e| dialog_ids.get(&e.id).cloned().unwrap_or_default())
+                        .collect()
+                })
+                .collect();
+            results += hits.len();
+            delivered += hits.iter().map(|h| 1 + h.neighbours.len()).sum::<usize>();
+            windows.add(&found, &q.evidence);
+            windows_by_category
+                .entry(q.category)
+                .or_default()
+                .add(&found, &q.evidence);
+            answerable_gate.add(&store.search_episodic(gated(q, mode, methods)?).await?);
         }
         for q in adversarial.iter().filter(|q| q.conv == conv) {
-            let mut query = EpisodicQuery::new(q.question.clone(), 8);
-            query.mode = mode;
-            query.relevance_filter = true;
-            query.as_of = Some(parse_time(&q.asked_at)?);
-            let hits = store.search_episodic(query).await?;
-            adversarial_n += 1;
-            admitted += u32::from(hits.iter().any(|h| h.passed_gate));
+            adversarial_gate.add(&store.search_episodic(gated(q, mode, methods)?).await?);
         }
         store.close().await?;
     }
@@ -273,7 +330,25 @@ async fn evaluate(
         "mmr": !args.no_mmr,
         "overall": overall.json(),
         "by_category": categories,
+        "windows": {
+            "overall": windows.json(),
+            "by_category": windows_by_category.iter().map(|(c, t)| (c.to_string(), t.json())).collect::<serde_json::Map<String, Value>>(),
+            "rows_per_result": if results == 0 { 0.0 } else { delivered as f64 / results as f64 },
+        },
         "latency_ms": {"p50": percentile(&latencies, 50.0), "p95": percentile(&latencies, 95.0)},
-        "adversarial": {"admitted_rate": if adversarial_n == 0 { 0.0 } else { f64::from(admitted) / f64::from(adversarial_n) }, "n": adversarial_n},
+        "adversarial": {"admitted_rate": adversarial_gate.rate(), "n": adversarial_gate.n},
+        "answerable_gated": {"admitted_rate": answerable_gate.rate(), "n": answerable_gate.n},
+        "speaker_gate": speaker_curve(&answerable_gate, &adversarial_gate),
     }))
+}
+
+/// The question asked as the context builder asks it: relevance filter
+/// on, 8 results.
+fn gated(q: &Question, mode: SearchMode, methods: Methods) -> anyhow::Result<EpisodicQuery> {
+    let mut query = EpisodicQuery::new(q.question.clone(), 8);
+    query.mode = mode;
+    query.methods = methods;
+    query.relevance_filter = true;
+    query.as_of = Some(parse_time(&q.asked_at)?);
+    Ok(query)
 }

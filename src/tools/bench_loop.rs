@@ -40,6 +40,7 @@ use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
 
 use super::bench_daemon::BenchDaemon;
+use super::bench_locomo::{methods_without, MethodArg};
 use super::bench_loop_client::{consolidate, encode, wait_for_embedder, RUN_DEADLINE};
 use super::bench_loop_data::{conversations, Conversation, Turn};
 use super::bench_loop_gold::{GoldEndpoint, GoldSession};
@@ -89,6 +90,10 @@ pub struct LoopArgs {
     /// Print one JSON object as the last line.
     #[arg(long)]
     pub json: bool,
+    /// Episodic retrieval-v2 methods the daemon runs without (ablation),
+    /// comma-separated: speakers, sessions, graph, neighbours.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub without: Vec<MethodArg>,
 }
 
 /// `--backend` values.
@@ -192,6 +197,7 @@ fn run_conversation(
         settings: settings.claude_code.clone(),
         policy: home.sensitive_paths(),
     };
+    settings.memory.episodic_methods = methods_without(&args.without);
     let daemon = BenchDaemon::start(home, settings)?;
     let client = Daemon::at(
         daemon.address(),

@@ -16,6 +16,7 @@ mod bench_daemon;
 mod bench_hooks;
 mod bench_lanes;
 mod bench_locomo;
+mod bench_locomo_gate;
 mod bench_loop;
 mod bench_loop_client;
 mod bench_loop_data;

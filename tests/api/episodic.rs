@@ -51,6 +51,8 @@ async fn create_search_list_delete_and_rejections() {
         "score",
         "decay",
         "passed_gate",
+        "speaker_mismatch",
+        "parts",
         "created_at",
         "importance",
         "text",

@@ -45,12 +45,16 @@ pub(crate) fn terms(text: &str) -> impl Iterator<Item = String> + '_ {
 
 /// unicode61's folding (lowercase, no diacritics), then the stem.
 fn fold(word: &str) -> String {
-    let plain: String = word
-        .nfd()
+    crate::vector_store::keyword::stem(&plain(word))
+}
+
+/// unicode61's folding without the stem: lowercase, diacritics removed
+/// ("Zoë" → "zoe"). Names are compared this way (`speakers.rs`).
+pub(crate) fn plain(word: &str) -> String {
+    word.nfd()
         .filter(|c| !is_combining_mark(*c))
         .flat_map(char::to_lowercase)
-        .collect();
-    crate::vector_store::keyword::stem(&plain)
+        .collect()
 }
 
 /// What the index remembers of one row, to take it out again.
@@ -148,6 +152,25 @@ impl KeywordIndex {
         }
         ranked.sort_by(by_score);
         ranked
+    }
+
+    /// For each distinct term of `words`, its BM25 idf and the rows that
+    /// hold it: a session's keyword coverage is built from these
+    /// (`sessions.rs`).
+    pub(crate) fn term_rows(&self, words: &[String]) -> Vec<(f64, Vec<i64>)> {
+        let n = self.docs.len() as f64;
+        let mut query: Vec<String> = words.iter().flat_map(|w| terms(w)).collect();
+        query.sort();
+        query.dedup();
+        query
+            .iter()
+            .filter_map(|term| {
+                let rows = self.postings.get(term)?;
+                let hits = rows.len() as f64;
+                let idf = ((n - hits + 0.5) / (hits + 0.5)).ln().max(MIN_IDF);
+                Some((idf, rows.keys().copied().collect()))
+            })
+            .collect()
     }
 
     /// Rows indexed.

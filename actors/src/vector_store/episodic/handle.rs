@@ -1,6 +1,7 @@
 //! Episodic methods of [`VectorStoreHandle`]: embed first (outside the
 //! store), then write or search through the actor.
 
+use super::block::render_episodic_items;
 use super::index::IndexState;
 use super::index_messages::GetEpisodicIndexState;
 use super::messages::{
@@ -8,8 +9,8 @@ use super::messages::{
     SearchEpisodic, StoreEpisodicVectors, WriteEpisodic,
 };
 use super::types::{
-    render_episodic_items, EpisodicContext, EpisodicEntry, EpisodicHit, EpisodicQuery,
-    EpisodicWrite, Retrieval, SearchMode, CONTEXT_LIMIT,
+    EpisodicContext, EpisodicEntry, EpisodicHit, EpisodicQuery, EpisodicWrite, Retrieval,
+    SearchMode, CONTEXT_LIMIT,
 };
 use super::write::validate_text;
 use crate::context_block::ContextBlock;

@@ -152,13 +152,15 @@ impl Handler<WriteEpisodic> for VectorStore {
 impl Handler<SearchEpisodic> for VectorStore {
     type Result = ResponseActFuture<Self, Result<Vec<EpisodicHit>, VectorStoreError>>;
 
-    fn handle(&mut self, msg: SearchEpisodic, _: &mut Context<Self>) -> Self::Result {
+    fn handle(&mut self, mut msg: SearchEpisodic, _: &mut Context<Self>) -> Self::Result {
+        msg.query.methods = msg.query.methods.and(self.settings.episodic_methods);
         let since = self.episodic.seq();
         let want_keywords = msg.embedded.is_none() || msg.query.mode != SearchMode::Vector;
         let fetch =
             self.concurrent(move |pool, _, _| async move { db::fetch_changed(&pool, since).await });
         Box::pin(fetch.map(move |res, act, ctx| {
             act.episodic.apply(res?);
+            act.episodic.refresh_episodes();
             let keyword = if want_keywords {
                 let words = crate::vector_store::keyword::query_words(&msg.query.text);
                 act.episodic

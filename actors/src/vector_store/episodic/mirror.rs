@@ -3,13 +3,15 @@
 //! a search scans memory instead of decoding every BLOB from SQLite. The
 //! keyword postings ([`KeywordIndex`]) ride on the same change stream.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Bound::{Excluded, Unbounded};
 
 use chrono::{DateTime, Utc};
 
 use super::bm25::KeywordIndex;
+use super::graph::EntityGraph;
 use super::index::EpisodicIndex;
+use super::speakers::SpeakerBook;
 use super::types::EpisodicEntry;
 use crate::embedder::vector::cosine;
 
@@ -51,6 +53,13 @@ pub(crate) struct EpisodicMirror {
     pub index: EpisodicIndex,
     /// BM25 postings over the rows' text and tags, fed by [`Self::apply`].
     keywords: KeywordIndex,
+    /// The speakers owning active rows, fed by [`Self::apply`].
+    speakers: SpeakerBook,
+    /// Rows linked by shared entities, fed by [`Self::apply`].
+    graph: EntityGraph,
+    /// Row id → first row id of its episode; rebuilt by
+    /// [`Self::refresh_episodes`] after rows changed (`None` = stale).
+    episodes: Option<HashMap<i64, i64>>,
 }
 
 impl EpisodicMirror {
@@ -81,12 +90,19 @@ impl EpisodicMirror {
                 .filter(|_| !row.is_deleted)
                 .map(|(s, v)| (s.as_str(), v.as_slice()));
             self.index.on_row(row.entry.id, vector);
+            self.episodes = None;
+            if let Some(old) = self.rows.get(&row.entry.id) {
+                self.speakers.remove(&old.entry.text);
+            }
             if row.is_deleted {
+                self.graph.remove(row.entry.id);
                 self.keywords.remove(row.entry.id);
                 self.rows.remove(&row.entry.id);
             } else {
                 self.keywords
                     .upsert(row.entry.id, &row.entry.text, &row.entry.tags);
+                self.speakers.add(&row.entry.text);
+                self.graph.upsert(row.entry.id, &row.entry.text);
                 self.rows.insert(
                     row.entry.id,
                     MirrorEpisode {
@@ -104,6 +120,65 @@ impl EpisodicMirror {
     /// first (at most `limit`).
     pub(crate) fn keyword_search(&self, words: &[String], limit: usize) -> Vec<(i64, f64)> {
         self.keywords.search(words, limit)
+    }
+
+    /// Brings the episode map up to date: runs of dialogue turns (rows
+    /// with a speaker prefix, in write order) with no silence longer than
+    /// the episode gap (`rank::same_episode`). Other rows (notes, facts)
+    /// belong to no session: a consolidation or an import writes hundreds
+    /// of them in one burst, which is not a conversation.
+    pub(crate) fn refresh_episodes(&mut self) {
+        if self.episodes.is_some() {
+            return;
+        }
+        let mut map = HashMap::with_capacity(self.rows.len());
+        let mut current: Option<(i64, DateTime<Utc>)> = None;
+        let turns = self
+            .rows
+            .iter()
+            .filter(|(_, row)| super::names::owner(&row.entry.text).is_some());
+        for (&id, row) in turns {
+            let start = match current {
+                Some((start, last))
+                    if super::rank::same_episode(
+                        (row.created - last).num_seconds() as f64 / 3600.0,
+                    ) =>
+                {
+                    start
+                }
+                _ => id,
+            };
+            map.insert(id, start);
+            current = Some((start, row.created));
+        }
+        self.episodes = Some(map);
+    }
+
+    /// The episode (its first row's id) of active row `id`; `None` when
+    /// the map is stale or the row unknown.
+    pub(crate) fn episode_of(&self, id: i64) -> Option<i64> {
+        self.episodes.as_ref()?.get(&id).copied()
+    }
+
+    /// For each distinct term of the query `words`, its idf and the rows
+    /// holding it.
+    pub(crate) fn term_rows(&self, words: &[String]) -> Vec<(f64, Vec<i64>)> {
+        self.keywords.term_rows(words)
+    }
+
+    /// The entity graph over the active rows.
+    pub(crate) fn graph(&self) -> &EntityGraph {
+        &self.graph
+    }
+
+    /// Active rows.
+    pub(crate) fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// The speakers of the active rows.
+    pub(crate) fn speakers(&self) -> &SpeakerBook {
+        &self.speakers
     }
 
     /// An active row.

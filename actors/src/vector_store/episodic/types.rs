@@ -3,8 +3,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::context_block::{fit_items, BlockItem, ContextBlock, DropReason};
-
 /// Shortest fragment kept, in characters.
 pub const MIN_TEXT_CHARS: usize = 10;
 /// Longest fragment kept, in characters.
@@ -83,9 +81,111 @@ pub struct EpisodicHit {
     pub cosine: Option<f32>,
     /// exp(−0.03 × days_old) at query time.
     pub decay: f64,
-    /// Whether the raw cosine clears the relevance gate (keyword-only hits
-    /// have no cosine and pass).
+    /// Whether the hit may be injected into context: its raw cosine
+    /// clears the relevance gate (keyword-only hits have no cosine) and the
+    /// result is not a speaker mismatch.
     pub passed_gate: bool,
+    /// The query names a speaker, and the other speakers' fragments match
+    /// its topic clearly better than the named speaker's: the question
+    /// most likely rests on a false premise ("what did B do" when A did
+    /// it), so nothing is injected (`speaker_gate.rs`).
+    pub speaker_mismatch: bool,
+    /// How a hybrid search scored it (`None` in vector and keyword mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parts: Option<ScoreParts>,
+    /// The turns written just before and after it in its episode that are
+    /// not results themselves, in write order (hybrid mode, `neighbours`
+    /// method): an answer travels with the question it answers.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub neighbours: Vec<EpisodicEntry>,
+}
+
+/// A hybrid score's parts: score = (relevance + episode_context +
+/// session + graph) × speaker_boost × importance factor × recency prior.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ScoreParts {
+    /// The fragment's own fused keyword + vector relevance, in [0, 1].
+    pub relevance: f64,
+    /// Inherited from its best episode neighbour.
+    pub episode_context: f64,
+    /// Its session's score times the session weight (two-stage retrieval).
+    pub session: f64,
+    /// Relevance spread to it over the entity graph, times the graph weight.
+    pub graph: f64,
+    /// 1 + the boost for being by, or naming, a speaker the query names.
+    pub speaker_boost: f64,
+    /// The speaker gate's margin for the whole result: the other speakers'
+    /// best topic relevance minus the named speaker's (absent when the
+    /// query names no speaker or nobody else speaks).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speaker_margin: Option<f64>,
+}
+
+/// The retrieval-v2 methods a hybrid search applies: all on by default;
+/// `kirocrew bench locomo --without …` switches them off one at a time to
+/// measure each one's gain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Methods {
+    /// Speaker boost and the `speaker_mismatch` gate.
+    pub speakers: bool,
+    /// Session scores carried by their turns.
+    pub sessions: bool,
+    /// Relevance spread over the entity graph.
+    pub graph: bool,
+    /// Each result carries its episode neighbours (±1 turn).
+    pub neighbours: bool,
+}
+
+impl Methods {
+    /// The methods' names, as configuration and the benchmark spell them.
+    pub const NAMES: [&'static str; 4] = ["speakers", "sessions", "graph", "neighbours"];
+
+    /// The methods named in `names` on, the others off; an unknown name
+    /// is an error naming it.
+    pub fn from_names<S: AsRef<str>>(names: &[S]) -> Result<Self, String> {
+        let mut m = Self {
+            speakers: false,
+            sessions: false,
+            graph: false,
+            neighbours: false,
+        };
+        for name in names {
+            match name.as_ref() {
+                "speakers" => m.speakers = true,
+                "sessions" => m.sessions = true,
+                "graph" => m.graph = true,
+                "neighbours" => m.neighbours = true,
+                other => {
+                    return Err(format!(
+                        "unknown method {other:?}; known: {}",
+                        Self::NAMES.join(", ")
+                    ))
+                }
+            }
+        }
+        Ok(m)
+    }
+
+    /// The methods on in both.
+    pub fn and(self, other: Self) -> Self {
+        Self {
+            speakers: self.speakers && other.speakers,
+            sessions: self.sessions && other.sessions,
+            graph: self.graph && other.graph,
+            neighbours: self.neighbours && other.neighbours,
+        }
+    }
+}
+
+impl Default for Methods {
+    fn default() -> Self {
+        Self {
+            speakers: true,
+            sessions: true,
+            graph: true,
+            neighbours: true,
+        }
+    }
 }
 
 /// Which retrieval produced a context block.
@@ -139,6 +239,8 @@ pub struct EpisodicQuery {
     pub mode: SearchMode,
     /// "Now" for decay (default: the store's clock).
     pub as_of: Option<chrono::DateTime<chrono::Utc>>,
+    /// Hybrid mode's retrieval-v2 methods.
+    pub methods: Methods,
 }
 
 impl EpisodicQuery {
@@ -151,6 +253,7 @@ impl EpisodicQuery {
             mmr: true,
             mode: SearchMode::Hybrid,
             as_of: None,
+            methods: Methods::default(),
         }
     }
 }
@@ -162,78 +265,25 @@ pub(crate) fn content_hash(text: &str) -> String {
     blake3::hash(folded.as_bytes()).to_hex().to_string()
 }
 
-/// Renders the `[Episodic Memory]` block: at most [`CONTEXT_LIMIT`]
-/// fragments, each cut to [`CONTEXT_FRAGMENT_CHARS`], the whole within
-/// min([`CONTEXT_CAP`], `cap`) characters; empty when nothing fits. Every
-/// hit is reported: included, or dropped by the relevance gate, the count
-/// limit, or the cap.
-pub(crate) fn render_episodic_items(hits: &[EpisodicHit], cap: usize) -> ContextBlock {
-    let mut shown = 0usize;
-    let candidates = hits.iter().map(|hit| {
-        let score = serde_json::json!({
-            "score": hit.score,
-            "cosine": hit.cosine,
-            "decay": hit.decay,
-            "importance": hit.entry.importance,
-        });
-        let item = BlockItem::new(hit.entry.id.to_string(), "episodic", Some(score));
-        if !hit.passed_gate {
-            return (None, item.dropped(DropReason::RelevanceGate));
-        }
-        shown += 1;
-        if shown > CONTEXT_LIMIT {
-            return (None, item.dropped(DropReason::Limit));
-        }
-        let text: String = hit
-            .entry
-            .text
-            .chars()
-            .take(CONTEXT_FRAGMENT_CHARS)
-            .collect();
-        let created = &hit.entry.created_at;
-        let day = created.get(..10).unwrap_or(created);
-        (Some(format!("- ({day}) {}", text.replace('\n', " "))), item)
-    });
-    let candidates: Vec<_> = candidates.collect();
-    fit_items("[Episodic Memory]", candidates, cap.min(CONTEXT_CAP))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn hit(text: &str) -> EpisodicHit {
-        EpisodicHit {
-            entry: EpisodicEntry {
-                id: 1,
-                text: text.into(),
-                tags: vec![],
-                importance: 0.5,
-                created_at: "2026-01-02T03:04:05.000000Z".into(),
-            },
-            score: 1.0,
-            cosine: Some(0.9),
-            decay: 1.0,
-            passed_gate: true,
-        }
+    #[test]
+    fn methods_parse_by_name_and_combine() {
+        assert_eq!(Methods::from_names(&Methods::NAMES), Ok(Methods::default()));
+        let only = Methods::from_names(&["graph"]).unwrap();
+        assert!(only.graph && !only.speakers && !only.sessions && !only.neighbours);
+        assert!(Methods::from_names(&["psychic"])
+            .unwrap_err()
+            .contains("psychic"));
+        let both = Methods::default().and(only);
+        assert_eq!(both, only);
     }
 
     #[test]
     fn hashes_ignore_spacing_only() {
         assert_eq!(content_hash("a  b\n c"), content_hash("a b c"));
         assert_ne!(content_hash("a b c"), content_hash("a b d"));
-    }
-
-    #[test]
-    fn block_limits_fragments_and_characters() {
-        let hits: Vec<_> = (0..10).map(|i| hit(&format!("fragment {i}"))).collect();
-        let block = render_episodic_items(&hits, 10_000).text;
-        assert_eq!(block.lines().count(), 1 + CONTEXT_LIMIT);
-        assert!(block.starts_with("[Episodic Memory]\n- (2026-01-02) fragment 0"));
-        let long = vec![hit(&"x".repeat(5000)), hit(&"y".repeat(5000))];
-        let block = render_episodic_items(&long, 10_000).text;
-        assert!(block.chars().count() <= CONTEXT_CAP);
-        assert_eq!(block.matches('x').count(), CONTEXT_FRAGMENT_CHARS);
-        assert_eq!(render_episodic_items(&long, 50).text, "");
     }
 }
