@@ -230,6 +230,45 @@ async fn walk_through(c: &Client, app: &TestApp) -> Step {
         return Err(format!("the released write: {stored}"));
     }
 
+    // Episodic search shows the speaker gate's verdict: a question about
+    // the wrong person is a "speaker mismatch", the right one passes.
+    for text in [
+        "Melanie: I ran a charity race for mental health last Saturday.",
+        "Caroline: Wow, your charity race sounds amazing! What did it teach you?",
+        "Melanie: I realized that self-care is really important.",
+        "Caroline: I went to an LGBTQ support group yesterday.",
+        "Caroline: The support group made me feel accepted.",
+    ] {
+        let r = app
+            .request(reqwest::Method::POST, "/api/memory/episodic")
+            .json(&json!({ "text": text }))
+            .send()
+            .await
+            .map_err(err)?;
+        if r.status() != 201 {
+            return Err(format!("episodic write {text:?}: {}", r.status()));
+        }
+    }
+    type_into(
+        c,
+        "#episodic-query",
+        "What did Caroline realize after her charity race?",
+    )
+    .await?;
+    click(c, "#episodic-search").await?;
+    wait_text(c, "#episodes", |t| t.contains("speaker mismatch")).await?;
+    type_into(
+        c,
+        "#episodic-query",
+        "What did Melanie realize after her charity race?",
+    )
+    .await?;
+    click(c, "#episodic-search").await?;
+    wait_text(c, "#episodes", |t| {
+        t.contains("passed") && !t.contains("speaker mismatch")
+    })
+    .await?;
+
     // A live audit row from a write elsewhere, without reloading.
     let r = app
         .put_semantic(json!({"key": "pref.from_elsewhere", "value": "curl"}))
