@@ -87,7 +87,8 @@ pub(crate) fn render_episodic_items(hits: &[EpisodicHit], cap: usize) -> Context
     }
     // fit_items reports one item per candidate, in order.
     let mut used = block.text.chars().count();
-    let mut windows: HashMap<usize, Vec<&EpisodicEntry>> = HashMap::new();
+    // Result index → its neighbours that fit, as (row id, rendered line).
+    let mut windows: HashMap<usize, Vec<(i64, String)>> = HashMap::new();
     let mut neighbour_items = Vec::new();
     for (i, hit) in hits.iter().enumerate() {
         if !block.items.get(i).is_some_and(|item| item.included) {
@@ -96,10 +97,11 @@ pub(crate) fn render_episodic_items(hits: &[EpisodicHit], cap: usize) -> Context
         for n in &hit.neighbours {
             let score = serde_json::json!({ "neighbour_of": hit.entry.id });
             let item = BlockItem::new(n.id.to_string(), "episodic_neighbour", Some(score));
-            let len = neighbour_line(n).chars().count() + 1;
+            let line = neighbour_line(n);
+            let len = line.chars().count() + 1;
             if used + len <= cap {
                 used += len;
-                windows.entry(i).or_default().push(n);
+                windows.entry(i).or_default().push((n.id, line));
                 let mut item = item;
                 item.included = true;
                 neighbour_items.push(item);
@@ -114,15 +116,15 @@ pub(crate) fn render_episodic_items(hits: &[EpisodicHit], cap: usize) -> Context
             continue;
         }
         let window = windows.get(&i).map(Vec::as_slice).unwrap_or_default();
-        for n in window.iter().filter(|n| n.id < hit.entry.id) {
+        for (_, line) in window.iter().filter(|(id, _)| *id < hit.entry.id) {
             text.push('\n');
-            text.push_str(&neighbour_line(n));
+            text.push_str(line);
         }
         text.push('\n');
         text.push_str(&result_line(hit));
-        for n in window.iter().filter(|n| n.id > hit.entry.id) {
+        for (_, line) in window.iter().filter(|(id, _)| *id > hit.entry.id) {
             text.push('\n');
-            text.push_str(&neighbour_line(n));
+            text.push_str(line);
         }
     }
     block.text = text;

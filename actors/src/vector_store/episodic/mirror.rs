@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use super::bm25::KeywordIndex;
 use super::graph::EntityGraph;
 use super::index::EpisodicIndex;
+use super::rank::same_episode_at;
 use super::speakers::SpeakerBook;
 use super::types::EpisodicEntry;
 use crate::embedder::vector::cosine;
@@ -139,13 +140,7 @@ impl EpisodicMirror {
             .filter(|(_, row)| super::names::owner(&row.entry.text).is_some());
         for (&id, row) in turns {
             let start = match current {
-                Some((start, last))
-                    if super::rank::same_episode(
-                        (row.created - last).num_seconds() as f64 / 3600.0,
-                    ) =>
-                {
-                    start
-                }
+                Some((start, last)) if same_episode_at(row.created, last) => start,
                 _ => id,
             };
             map.insert(id, start);
@@ -186,16 +181,20 @@ impl EpisodicMirror {
         self.rows.get(&id)
     }
 
-    /// The active rows written just before and just after `id` (whatever
-    /// their age; the caller decides what counts as the same episode).
-    pub(crate) fn neighbours(&self, id: i64) -> [Option<&MirrorEpisode>; 2] {
-        [
-            self.rows.range(..id).next_back().map(|(_, r)| r),
-            self.rows
-                .range((Excluded(id), Unbounded))
-                .next()
-                .map(|(_, r)| r),
-        ]
+    /// The active rows written just before and just after `id`, when they
+    /// are in its episode (no silence longer than the episode gap).
+    pub(crate) fn episode_neighbours(&self, id: i64) -> impl Iterator<Item = &MirrorEpisode> {
+        let row = self.rows.get(&id);
+        let before = self.rows.range(..id).next_back().map(|(_, r)| r);
+        let after = self
+            .rows
+            .range((Excluded(id), Unbounded))
+            .next()
+            .map(|(_, r)| r);
+        [before, after]
+            .into_iter()
+            .flatten()
+            .filter(move |n| row.is_some_and(|r| same_episode_at(n.created, r.created)))
     }
 
     /// Active rows with a vector of `signature`, as (id, vector).

@@ -26,6 +26,8 @@
 
 use std::hash::{Hash, Hasher};
 
+use chrono::{DateTime, Utc};
+
 use crate::embedder::calibration::Thresholds;
 
 /// What counts as long, in characters (the relevance gate is relaxed for
@@ -107,6 +109,11 @@ pub(crate) fn min_max(scores: impl Iterator<Item = f64> + Clone) -> impl Fn(f64)
 /// Whether two fragments written `gap_hours` apart belong to one episode.
 pub(crate) fn same_episode(gap_hours: f64) -> bool {
     gap_hours.abs() <= EPISODE_GAP_HOURS
+}
+
+/// Whether fragments written at `a` and `b` belong to one episode.
+pub(crate) fn same_episode_at(a: DateTime<Utc>, b: DateTime<Utc>) -> bool {
+    same_episode((a - b).num_seconds() as f64 / 3600.0)
 }
 
 /// A fragment's relevance plus [`EPISODE_CONTEXT_WEIGHT`] × the best

@@ -13,7 +13,7 @@ use super::graph::GRAPH_WEIGHT;
 use super::mirror::{EpisodicMirror, MirrorEpisode};
 use super::rank::{
     decay, decayed_score, fuse, importance_factor, min_max, mmr, passes_gate, recency_prior,
-    same_episode, with_episode_context, word_set, MMR_MAX_POOL,
+    with_episode_context, word_set, MMR_MAX_POOL,
 };
 use super::sessions::{session_scores, SESSION_WEIGHT};
 use super::signals::{episode_windows, graph_spread, speaker_margin, topic_words};
@@ -248,10 +248,7 @@ fn hybrid_ranking(mirror: &EpisodicMirror, input: &Inputs<'_>) -> (Vec<Candidate
         .filter_map(|(&id, &own)| {
             let row = mirror.get(id)?;
             let neighbours: Vec<f64> = mirror
-                .neighbours(id)
-                .into_iter()
-                .flatten()
-                .filter(|n| same_episode((n.created - row.created).num_seconds() as f64 / 3600.0))
+                .episode_neighbours(id)
                 .filter_map(|n| relevance.get(&n.entry.id).copied())
                 .collect();
             let context = with_episode_context(own, &neighbours) - own;

@@ -9,7 +9,6 @@ use std::collections::{HashMap, HashSet};
 use super::graph::SEED_ROWS;
 use super::mirror::EpisodicMirror;
 use super::names::{name_key, owner};
-use super::rank::same_episode;
 use super::speaker_gate::{margin, side, Side};
 use super::types::EpisodicEntry;
 use crate::vector_store::keyword::query_words;
@@ -61,10 +60,7 @@ pub(super) fn listener(mirror: &EpisodicMirror, id: i64) -> Option<String> {
     let row = mirror.get(id)?;
     let own = owner(&row.entry.text).map(name_key);
     mirror
-        .neighbours(id)
-        .into_iter()
-        .flatten()
-        .filter(|n| same_episode((n.created - row.created).num_seconds() as f64 / 3600.0))
+        .episode_neighbours(id)
         .filter_map(|n| owner(&n.entry.text).map(name_key))
         .find(|k| Some(k) != own.as_ref())
 }
@@ -101,11 +97,8 @@ pub(super) fn episode_windows(
             // the row written next to it may be from another session.
             owner(&row.entry.text)?;
             let window: Vec<EpisodicEntry> = mirror
-                .neighbours(id)
-                .into_iter()
-                .flatten()
+                .episode_neighbours(id)
                 .filter(|n| owner(&n.entry.text).is_some())
-                .filter(|n| same_episode((n.created - row.created).num_seconds() as f64 / 3600.0))
                 .filter(|n| credited.insert(n.entry.id))
                 .map(|n| n.entry.clone())
                 .collect();
